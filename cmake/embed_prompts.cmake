@@ -1,0 +1,16 @@
+# Turns every protocol/prompts/*.md into a string in one generated .cpp: the prompts stay
+# readable text assets in the tree (DECISIONS E13) and need no file at run time.
+file(GLOB files ${DIR}/*.md)
+list(SORT files)
+set(out "// generated from protocol/prompts by cmake/embed_prompts.cmake\n#include <string_view>\n#include \"protocol/prompt_assets.hpp\"\nnamespace llmx::prompts {\n")
+set(table "")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} content)
+  string(MAKE_C_IDENTIFIER ${name} ident)
+  set(out "${out}static constexpr std::string_view k_${ident} = R\"llmx_prompt(${content})llmx_prompt\";\n")
+  set(table "${table}  {\"${name}\", k_${ident}},\n")
+endforeach()
+set(out "${out}const std::vector<std::pair<std::string_view, std::string_view>>& all() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> t = {\n${table}  };\n  return t;\n}\n}  // namespace llmx::prompts\n")
+file(WRITE ${OUT}.tmp "${out}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

@@ -1,0 +1,63 @@
+#include "protocol/json_reader.hpp"
+
+#include <fmt/format.h>
+
+namespace llmx::json {
+
+Element Parser::parse(std::string_view text) {
+  auto result = parser_.parse(text.data(), text.size(), true);
+  if (result.error()) {
+    throw DecodeError(fmt::format("Parse error: {}", simdjson::error_message(result.error())));
+  }
+  return result.value_unsafe();
+}
+
+std::string to_text(Element e) { return simdjson::minify(e); }
+
+std::string_view type_name(Element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: return "array";
+    case simdjson::dom::element_type::OBJECT: return "object";
+    case simdjson::dom::element_type::INT64:
+    case simdjson::dom::element_type::UINT64: return "integer";
+    case simdjson::dom::element_type::DOUBLE: return "number";
+    case simdjson::dom::element_type::STRING: return "string";
+    case simdjson::dom::element_type::BOOL: return "boolean";
+    case simdjson::dom::element_type::NULL_VALUE: return "null";
+  }
+  return "value";
+}
+
+std::optional<Element> get(Object o, std::string_view key) {
+  auto r = o.at_key(key);
+  if (r.error()) return std::nullopt;
+  Element e = r.value_unsafe();
+  if (e.is_null()) return std::nullopt;
+  return e;
+}
+
+std::optional<std::string_view> get_string(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e) return std::nullopt;
+  if (!e->is_string())
+    throw DecodeError(fmt::format("invalid type for `{}`: expected string, got {}", key, type_name(*e)));
+  return std::string_view(e->get_string().value_unsafe());
+}
+
+std::optional<int64_t> get_int(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e) return std::nullopt;
+  if (!e->is_int64())
+    throw DecodeError(fmt::format("invalid type for `{}`: expected integer, got {}", key, type_name(*e)));
+  return e->get_int64().value_unsafe();
+}
+
+std::optional<bool> get_bool(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e) return std::nullopt;
+  if (!e->is_bool())
+    throw DecodeError(fmt::format("invalid type for `{}`: expected boolean, got {}", key, type_name(*e)));
+  return e->get_bool().value_unsafe();
+}
+
+}  // namespace llmx::json

@@ -1,0 +1,68 @@
+// A small streaming JSON writer on top of fmt. It owns the comma/nesting bookkeeping so callers
+// only say what comes next, and it always emits compact, single-line, valid UTF-8 JSON: control
+// characters are escaped, invalid UTF-8 is replaced by U+FFFD, so a value can never break the
+// one-message-per-line framing of our transports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmx::json {
+
+// Appends `s` as a quoted JSON string to `out`.
+void append_escaped(std::string& out, std::string_view s);
+
+// Returns `s` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string sanitize_utf8(std::string_view s);
+
+class Writer {
+ public:
+  Writer() { out_.reserve(256); }
+  explicit Writer(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+
+  Writer& begin_object();
+  Writer& end_object();
+  Writer& begin_array();
+  Writer& end_array();
+  // Writes an object key; the next call writes its value.
+  Writer& key(std::string_view k);
+
+  Writer& string(std::string_view s);
+  Writer& number(int64_t v);
+  Writer& number(uint64_t v);
+  Writer& number(int v) { return number(static_cast<int64_t>(v)); }
+  Writer& number(double v);  // NaN and infinities are written as null
+  Writer& boolean(bool v);
+  Writer& null();
+  // Inserts already-encoded JSON (trusted to be valid and single-line).
+  Writer& raw(std::string_view json);
+
+  // Shorthands for "key": value.
+  Writer& field(std::string_view k, std::string_view v) { return key(k).string(v); }
+  Writer& field(std::string_view k, const char* v) { return key(k).string(v); }
+  Writer& field(std::string_view k, const std::string& v) { return key(k).string(v); }
+  Writer& field(std::string_view k, int64_t v) { return key(k).number(v); }
+  Writer& field(std::string_view k, int v) { return key(k).number(static_cast<int64_t>(v)); }
+  Writer& field(std::string_view k, uint64_t v) { return key(k).number(v); }
+  Writer& field(std::string_view k, double v) { return key(k).number(v); }
+  Writer& field(std::string_view k, bool v) { return key(k).boolean(v); }
+
+  const std::string& str() const { return out_; }
+  std::string take() { return std::move(out_); }
+  void clear() {
+    out_.clear();
+    first_.clear();
+    after_key_ = false;
+  }
+
+ private:
+  void separate();
+
+  std::string out_;
+  std::vector<bool> first_;  // one entry per open container: nothing written in it yet
+  bool after_key_ = false;
+};
+
+}  // namespace llmx::json

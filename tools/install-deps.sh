@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of llmx from Debian's packages, by name.
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build ccache pkg-config git
+      libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
+      libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  echo "install-deps: installing ${missing[*]}" >&2
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
