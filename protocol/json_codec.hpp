@@ -80,6 +80,18 @@ void write_value(Writer& w, const T& x) {
       write_value(w, v);
     }
     w.end_object();
+  } else if constexpr (is_tagged<T>::value) {
+    std::visit(
+        [&w](const auto& alt) {
+          using A = std::decay_t<decltype(alt)>;
+          w.begin_object();
+          w.key(A::kind);
+          w.begin_object();
+          write_fields(w, alt);
+          w.end_object();
+          w.end_object();
+        },
+        x.value);
   } else if constexpr (is_one_of<T>::value) {
     std::visit(
         [&w](const auto& alt) {
@@ -114,15 +126,7 @@ std::string to_json(const T& x) {
 
 // Re-throws a nested decode error with the field name prepended to its path.
 [[noreturn]] inline void rethrow_in_field(std::string_view field, const DecodeError& err) {
-  std::string_view msg = err.what();
-  // Messages look like "<what> `a.b`: detail" or "<what>: detail"; insert the field into the path.
-  if (auto open = msg.find('`'); open != std::string_view::npos) {
-    throw DecodeError(fmt::format("{}`{}.{}", msg.substr(0, open), field, msg.substr(open + 1)));
-  }
-  if (auto colon = msg.find(':'); colon != std::string_view::npos) {
-    throw DecodeError(fmt::format("{} `{}`{}", msg.substr(0, colon), field, msg.substr(colon)));
-  }
-  throw DecodeError(fmt::format("{} `{}`", msg, field));
+  throw err.within(field);
 }
 
 template <Reflected T>
@@ -219,6 +223,15 @@ void read_value(Element e, T& x) {
         rethrow_in_field(k, err);
       }
     }
+  } else if constexpr (is_tagged<T>::value) {
+    if (!e.is_object()) type_error(e, "object");
+    Object o = e.get_object().value_unsafe();
+    if (o.size() != 1) throw DecodeError("invalid type: expected an object with exactly one key");
+    auto [tag, inner] = *o.begin();
+    if (!inner.is_object()) type_error(inner, "object");
+    bool found = read_one_of(inner.get_object().value_unsafe(), tag, x,
+                             std::make_index_sequence<std::variant_size_v<decltype(x.value)>>{});
+    if (!found) throw DecodeError(fmt::format("unknown variant `{}`", tag));
   } else if constexpr (is_one_of<T>::value) {
     if (!e.is_object()) type_error(e, "object");
     Object o = e.get_object().value_unsafe();

@@ -40,7 +40,7 @@ std::optional<std::string_view> get_string(Object o, std::string_view key) {
   auto e = get(o, key);
   if (!e) return std::nullopt;
   if (!e->is_string())
-    throw DecodeError(fmt::format("invalid type for `{}`: expected string, got {}", key, type_name(*e)));
+    throw DecodeError(fmt::format("invalid type: expected string, got {}", type_name(*e)), std::string(key));
   return std::string_view(e->get_string().value_unsafe());
 }
 
@@ -48,7 +48,7 @@ std::optional<int64_t> get_int(Object o, std::string_view key) {
   auto e = get(o, key);
   if (!e) return std::nullopt;
   if (!e->is_int64())
-    throw DecodeError(fmt::format("invalid type for `{}`: expected integer, got {}", key, type_name(*e)));
+    throw DecodeError(fmt::format("invalid type: expected integer, got {}", type_name(*e)), std::string(key));
   return e->get_int64().value_unsafe();
 }
 
@@ -56,7 +56,7 @@ std::optional<bool> get_bool(Object o, std::string_view key) {
   auto e = get(o, key);
   if (!e) return std::nullopt;
   if (!e->is_bool())
-    throw DecodeError(fmt::format("invalid type for `{}`: expected boolean, got {}", key, type_name(*e)));
+    throw DecodeError(fmt::format("invalid type: expected boolean, got {}", type_name(*e)), std::string(key));
   return e->get_bool().value_unsafe();
 }
 

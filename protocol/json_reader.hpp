@@ -15,8 +15,24 @@ namespace llmx::json {
 using Element = simdjson::dom::element;
 using Object = simdjson::dom::object;
 
-struct DecodeError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// `detail` says what is wrong; `path` says where ("op.items.0.text"), empty at the root.
+class DecodeError : public std::runtime_error {
+ public:
+  explicit DecodeError(std::string detail, std::string path = {})
+      : std::runtime_error(compose(detail, path)), detail_(std::move(detail)), path_(std::move(path)) {}
+  const std::string& detail() const { return detail_; }
+  const std::string& path() const { return path_; }
+  // The same error, one level deeper: `field` is prepended to the path.
+  DecodeError within(std::string_view field) const {
+    return DecodeError(detail_, path_.empty() ? std::string(field) : std::string(field) + "." + path_);
+  }
+
+ private:
+  static std::string compose(const std::string& detail, const std::string& path) {
+    return path.empty() ? detail : detail + " at `" + path + "`";
+  }
+  std::string detail_;
+  std::string path_;
 };
 
 // A parser that can be reused for many documents; the element returned by parse() stays valid

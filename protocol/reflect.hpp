@@ -17,6 +17,7 @@
 //   Nullable<T>       written as null when empty; may be absent or null on input
 //   RawJson           any JSON value, kept as compact text
 //   OneOf<Ts...>      internally tagged union: {"type": T::kind, ...T's fields}
+//   Tagged<Ts...>     externally tagged union: {"<T::kind>": {...T's fields}}
 //   enums             strings, through EnumTraits<E>
 #pragma once
 
@@ -81,6 +82,13 @@ struct OneOf {
   }
 };
 
+// An externally tagged union: {"<T::kind>": {...T's fields}} (FileChange, TurnItem).
+template <class... Ts>
+struct Tagged : OneOf<Ts...> {
+  using OneOf<Ts...>::OneOf;
+  Tagged() = default;
+};
+
 // Enum <-> string table. Specialise with `static constexpr std::array values` of pairs.
 template <class E>
 struct EnumTraits;
@@ -133,6 +141,13 @@ template <class T>
 struct is_one_of : std::false_type {};
 template <class... Ts>
 struct is_one_of<OneOf<Ts...>> : std::true_type {};
+template <class... Ts>
+struct is_one_of<Tagged<Ts...>> : std::true_type {};
+
+template <class T>
+struct is_tagged : std::false_type {};
+template <class... Ts>
+struct is_tagged<Tagged<Ts...>> : std::true_type {};
 
 template <class T>
 concept EnumWithNames = std::is_enum_v<T> && requires { EnumTraits<T>::values; };

@@ -1,0 +1,26 @@
+#include "protocol/events.hpp"
+
+#include "protocol/base64.hpp"
+#include "protocol/json_codec.hpp"
+
+namespace llmx {
+
+TokenUsage& TokenUsage::operator+=(const TokenUsage& o) {
+  input_tokens += o.input_tokens;
+  cached_input_tokens += o.cached_input_tokens;
+  output_tokens += o.output_tokens;
+  reasoning_output_tokens += o.reasoning_output_tokens;
+  total_tokens += o.total_tokens;
+  return *this;
+}
+
+void write_json(json::Writer& w, const Base64Bytes& x) { w.string(base64::encode(x.bytes)); }
+
+void read_json(json::Element e, Base64Bytes& x) {
+  if (!e.is_string()) json::type_error(e, "base64 string");
+  auto decoded = base64::decode(e.get_string().value_unsafe());
+  if (!decoded) throw json::DecodeError("invalid base64 data");
+  x.bytes = std::move(*decoded);
+}
+
+}  // namespace llmx
