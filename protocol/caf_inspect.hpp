@@ -17,6 +17,13 @@ constexpr bool is_void_inspector = std::is_void_v<typename Inspector::result_typ
 template <class Inspector, class T>
 caf::error value(Inspector& f, T& x);
 
+// Vectors whose elements CAF cannot handle itself (anything but numbers and strings).
+template <class T>
+struct is_complex_vector : std::false_type {};
+template <class T, class A>
+struct is_complex_vector<std::vector<T, A>>
+    : std::bool_constant<!std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>> {};
+
 template <class Inspector, class... Ts>
 caf::error call(Inspector& f, Ts&&... xs) {
   if constexpr (is_void_inspector<Inspector>) {
@@ -67,8 +74,7 @@ caf::error value(Inspector& f, T& x) {
     return caf::none;
   } else if constexpr (std::is_same_v<T, RawJson>) {
     return call(f, x.text);
-  } else if constexpr (is_vector<T>::value && !std::is_arithmetic_v<typename T::value_type> &&
-                       !std::is_same_v<typename T::value_type, std::string>) {
+  } else if constexpr (is_complex_vector<T>::value) {
     uint64_t n = x.size();
     if (auto err = call(f, n)) return err;
     if constexpr (Inspector::writes_state) x.resize(n);

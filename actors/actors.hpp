@@ -1,0 +1,117 @@
+// The map of llmx: every actor interface, each message commented. Actors talk only through
+// these typed interfaces; the value types are in actors/messages.hpp and protocol/.
+//
+//  stdin ─► stdio reader ─► protocol session ─► conversation manager ─► conversation
+//  stdout ◄─ stdio writer ◄─┘        ▲                                    │  ▲
+//                                    └──────── ConversationEvent ─────────┘  │
+//                                             turn executor ◄─ TaskSpec ─────┘
+//                                               │    ▲
+//                                  ModelRequest ▼    │ ModelEvents
+//                                             model streamer ◄─ Http* ─ curl event loop
+#pragma once
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+
+namespace llmx {
+
+// --- atoms (CAF 0.17: at most 10 characters) ---------------------------------------------------
+using submit_atom = caf::atom_constant<caf::atom("submit")>;
+using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
+using unsubscribe_atom = caf::atom_constant<caf::atom("unsubscr")>;
+using new_conv_atom = caf::atom_constant<caf::atom("newconv")>;
+using find_conv_atom = caf::atom_constant<caf::atom("findconv")>;
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using interrupt_atom = caf::atom_constant<caf::atom("interrupt")>;
+using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
+using line_atom = caf::atom_constant<caf::atom("line")>;
+using oversize_atom = caf::atom_constant<caf::atom("oversize")>;
+using eof_atom = caf::atom_constant<caf::atom("eof")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+
+// Anything that wants a conversation's events (protocol sessions, embedding hosts).
+using event_sink_actor = caf::typed_actor<
+    // One event of a conversation this sink subscribed to; per conversation, in order.
+    caf::reacts_to<ConversationEvent>>;
+
+// Serialises every outgoing line onto stdout (the only writer of stdout).
+using line_writer_actor = caf::typed_actor<
+    // Queue one complete JSON line (without the trailing newline).
+    caf::reacts_to<line_atom, std::string>,
+    // Write what is queued (sent by the writer to itself: one write per mailbox drain).
+    caf::reacts_to<flush_atom>,
+    // Flush, then terminate; replies once everything is on stdout.
+    caf::replies_to<shutdown_atom>::with<bool>>;
+
+// A protocol session (MCP server, app server): one per connected client.
+using session_actor = event_sink_actor::extend<
+    // One line read from the client (newline stripped).
+    caf::reacts_to<line_atom, std::string>,
+    // A line longer than the limit was read and discarded; the value is the limit.
+    caf::reacts_to<oversize_atom, uint64_t>,
+    // The client closed its side: finish in-flight work and shut down.
+    caf::reacts_to<eof_atom>>;
+
+// Streams one model request: HTTP, SSE decoding, retries, idle timeout.
+using model_streamer_actor = caf::typed_actor<
+    // Stop the request; nothing more is reported to the executor.
+    caf::reacts_to<cancel_atom>,
+    // From the HTTP event loop: status line and headers of an attempt.
+    caf::reacts_to<HttpHead>,
+    // From the HTTP event loop: body bytes of an attempt.
+    caf::reacts_to<HttpBody>,
+    // From the HTTP event loop: an attempt ended (error empty on a clean end).
+    caf::reacts_to<HttpDone>,
+    // Timer: start attempt number N after a backoff.
+    caf::reacts_to<retry_atom, uint32_t>,
+    // Timer: check whether the stream has been silent for too long (generation counter).
+    caf::reacts_to<idle_atom, uint64_t>>;
+
+// Runs one task of a conversation: model request, tool calls, results, next request...
+using turn_executor_actor = caf::typed_actor<
+    // Begin the task.
+    caf::reacts_to<start_atom, TaskSpec>,
+    // Abort the task: emits turn_aborted{interrupted}, then TaskDone.
+    caf::reacts_to<interrupt_atom>,
+    // User input that arrived while the task runs; it joins the next model request.
+    caf::reacts_to<InjectInput>,
+    // Streamed model output (from this task's model streamer).
+    caf::reacts_to<ModelEvents>,
+    // The model request is being retried.
+    caf::reacts_to<ModelRetrying>,
+    // The model request failed for good.
+    caf::reacts_to<ModelFailed>>;
+
+// One conversation (thread): its SQ/EQ pair, history, settings and subscribers.
+using conversation_actor = caf::typed_actor<
+    // Submit an op (SQ). Replies with the submission id (assigned when the given one is empty).
+    caf::replies_to<submit_atom, Submission>::with<std::string>,
+    // Receive every later event of this conversation, in order (EQ fan-out, DECISIONS P7).
+    caf::reacts_to<subscribe_atom, event_sink_actor>,
+    // Stop receiving events.
+    caf::reacts_to<unsubscribe_atom, event_sink_actor>,
+    // From the running turn executor: an event to record and fan out.
+    caf::reacts_to<Event>,
+    // From the running turn executor: items to append to the history.
+    caf::reacts_to<RecordItems>,
+    // From the running turn executor: the task has ended.
+    caf::reacts_to<TaskDone>>;
+
+// Creates and finds conversations.
+using conversation_manager_actor = caf::typed_actor<
+    // Start a conversation with these settings. Replies with its handle and the
+    // session_configured event (which the caller delivers first, DECISIONS P10).
+    caf::replies_to<new_conv_atom, Config>::with<conversation_actor, SessionConfiguredEvent>,
+    // Look up a live conversation by id (error `no such conversation` when unknown).
+    caf::replies_to<find_conv_atom, std::string>::with<conversation_actor>,
+    // Shut every conversation down (running tasks are interrupted), then terminate.
+    caf::replies_to<shutdown_atom>::with<bool>>;
+
+// Registers every message type with its name, so messages can cross process boundaries.
+void add_message_types(caf::actor_system_config& cfg);
+
+}  // namespace llmx

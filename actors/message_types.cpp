@@ -1,0 +1,28 @@
+#include "actors/actors.hpp"
+
+namespace llmx {
+
+void add_message_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<Event>("llmx::Event");
+  cfg.add_message_type<ConversationEvent>("llmx::ConversationEvent");
+  cfg.add_message_type<Submission>("llmx::Submission");
+  cfg.add_message_type<Config>("llmx::Config");
+  cfg.add_message_type<SessionConfiguredEvent>("llmx::SessionConfiguredEvent");
+  cfg.add_message_type<TaskSpec>("llmx::TaskSpec");
+  cfg.add_message_type<RecordItems>("llmx::RecordItems");
+  cfg.add_message_type<TaskDone>("llmx::TaskDone");
+  cfg.add_message_type<ModelRequest>("llmx::ModelRequest");
+  cfg.add_message_type<ModelEvents>("llmx::ModelEvents");
+  cfg.add_message_type<ModelRetrying>("llmx::ModelRetrying");
+  cfg.add_message_type<ModelFailed>("llmx::ModelFailed");
+  cfg.add_message_type<HttpHead>("llmx::HttpHead");
+  cfg.add_message_type<HttpBody>("llmx::HttpBody");
+  cfg.add_message_type<HttpDone>("llmx::HttpDone");
+  cfg.add_message_type<InjectInput>("llmx::InjectInput");
+  cfg.add_message_type<event_sink_actor>("llmx::event_sink_actor");
+  cfg.add_message_type<conversation_actor>("llmx::conversation_actor");
+  cfg.add_message_type<turn_executor_actor>("llmx::turn_executor_actor");
+  cfg.add_message_type<model_streamer_actor>("llmx::model_streamer_actor");
+}
+
+}  // namespace llmx

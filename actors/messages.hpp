@@ -1,0 +1,103 @@
+// The value types actors exchange (besides the protocol types in protocol/). All are plain
+// structs with one field list, so CAF can serialise them (see protocol/caf_inspect.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/chat_request.hpp"
+#include "protocol/config.hpp"
+#include "protocol/model_events.hpp"
+#include "protocol/ops.hpp"
+
+namespace llmx {
+
+// One event of one conversation, as delivered to subscribers.
+struct ConversationEvent {
+  std::string conversation_id;
+  Event event;
+  LLMX_FIELDS(v("conversation_id", s.conversation_id); v("event", s.event))
+};
+
+// Everything a turn executor needs to run one task.
+struct TaskSpec {
+  std::string conversation_id;
+  std::string sub_id;
+  Config config;
+  std::vector<ResponseItem> history;  // the conversation so far (initial context included)
+  std::vector<UserInput> input;       // the user input that starts the task
+  LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
+              v("history", s.history); v("input", s.input))
+};
+
+// User input that arrives while a task runs; it joins the task's next model request.
+struct InjectInput {
+  std::vector<UserInput> items;
+  LLMX_FIELDS(v("items", s.items))
+};
+
+// Items a task adds to the conversation history, in order.
+struct RecordItems {
+  std::vector<ResponseItem> items;
+  LLMX_FIELDS(v("items", s.items))
+};
+
+// A task has ended (completed, failed or aborted); its final event was already emitted.
+struct TaskDone {
+  std::string sub_id;
+  bool aborted = false;
+  LLMX_FIELDS(v("sub_id", s.sub_id); v("aborted", s.aborted))
+};
+
+// One model request of a task.
+struct ModelRequest {
+  uint64_t seq = 0;  // identifies the request within its task
+  Prompt prompt;
+  ModelProviderInfo provider;
+  std::string call_id_prefix;
+  std::string user_agent;
+  LLMX_FIELDS(v("seq", s.seq); v("prompt", s.prompt); v("provider", s.provider);
+              v("call_id_prefix", s.call_id_prefix); v("user_agent", s.user_agent))
+};
+
+// Streamed results of a model request, batched per network read.
+struct ModelEvents {
+  uint64_t seq = 0;
+  std::vector<ModelEvent> events;
+  LLMX_FIELDS(v("seq", s.seq); v("events", s.events))
+};
+
+// The model request is being retried (shown to clients as `stream_error`).
+struct ModelRetrying {
+  uint64_t seq = 0;
+  std::string message;
+  LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+};
+
+// The model request failed for good; `message` is what the `error` event says.
+struct ModelFailed {
+  uint64_t seq = 0;
+  std::string message;
+  LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+};
+
+// What the HTTP event loop reports to a model streamer (attempt numbers drop stale reports).
+struct HttpHead {
+  uint32_t attempt = 0;
+  int64_t status = 0;
+  std::vector<std::string> headers;  // "name: value"
+  LLMX_FIELDS(v("attempt", s.attempt); v("status", s.status); v("headers", s.headers))
+};
+struct HttpBody {
+  uint32_t attempt = 0;
+  std::string bytes;
+  LLMX_FIELDS(v("attempt", s.attempt); v("bytes", s.bytes))
+};
+struct HttpDone {
+  uint32_t attempt = 0;
+  std::string error;  // empty: the body ended normally
+  LLMX_FIELDS(v("attempt", s.attempt); v("error", s.error))
+};
+
+}  // namespace llmx

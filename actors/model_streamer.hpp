@@ -1,0 +1,11 @@
+// The model streamer actor: one per model request (see actors.hpp).
+#pragma once
+
+#include "actors/actors.hpp"
+
+namespace llmx {
+
+model_streamer_actor spawn_model_streamer(caf::local_actor* parent, turn_executor_actor executor,
+                                          ModelRequest request);
+
+}  // namespace llmx

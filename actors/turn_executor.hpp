@@ -1,0 +1,11 @@
+// The turn executor actor: runs one task of a conversation (see actors.hpp).
+#pragma once
+
+#include "actors/actors.hpp"
+
+namespace llmx {
+
+// Spawns an executor linked to its conversation (`parent`).
+turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation);
+
+}  // namespace llmx

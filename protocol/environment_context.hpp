@@ -1,0 +1,21 @@
+// The initial context recorded at the start of every conversation (engine.md §1.3): developer
+// instructions, AGENTS.md instructions and the <environment_context> block.
+#pragma once
+
+#include <vector>
+
+#include "protocol/config.hpp"
+#include "protocol/items.hpp"
+
+namespace llmx {
+
+// The <environment_context> XML for these settings.
+std::string environment_context_xml(const Config& cfg);
+
+// The items every new conversation starts with.
+std::vector<ResponseItem> initial_context(const Config& cfg);
+
+// The system prompt: the configured base instructions, else our own (protocol/prompts/system.md).
+std::string system_instructions(const Config& cfg);
+
+}  // namespace llmx

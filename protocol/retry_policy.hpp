@@ -1,0 +1,30 @@
+// Retry decisions for model requests (engine.md §2.4, DECISIONS E8): what is retried, how long
+// to wait, and the error texts users see.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace llmx::retry {
+
+// 200 ms × 2^(attempt−1) × jitter in [0.9, 1.1), attempt starting at 1.
+int64_t backoff_ms(uint32_t attempt);
+
+// 429 and 5xx are worth retrying; other statuses fail at once.
+bool retryable_status(int64_t status);
+
+// Seconds from a Retry-After header (integer seconds only); nullopt when absent or not a number.
+std::optional<int64_t> retry_after_ms(std::string_view header_value);
+
+// The canonical reason phrase ("Too Many Requests").
+std::string_view reason_phrase(int64_t status);
+
+// The provider's message from an error body: error.message of a JSON body, else the body text.
+std::string provider_message(std::string_view body);
+
+// `unexpected status 400 Bad Request: <message>`.
+std::string unexpected_status(int64_t status, std::string_view body);
+
+}  // namespace llmx::retry
