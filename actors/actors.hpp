@@ -54,7 +54,9 @@ using session_actor = event_sink_actor::extend<
     // A line longer than the limit was read and discarded; the value is the limit.
     caf::reacts_to<oversize_atom, uint64_t>,
     // The client closed its side: finish in-flight work and shut down.
-    caf::reacts_to<eof_atom>>;
+    caf::reacts_to<eof_atom>,
+    // Timer after eof: stop waiting for in-flight turns and shut down now.
+    caf::reacts_to<shutdown_atom>>;
 
 // Streams one model request: HTTP, SSE decoding, retries, idle timeout.
 using model_streamer_actor = caf::typed_actor<

@@ -1,0 +1,32 @@
+// Embedding llmx in another CAF program: register the message types on the host's config,
+// start the engine in the host's actor system, then drive conversations with typed messages.
+//
+//   caf::actor_system_config cfg;
+//   llmx::add_message_types(cfg);
+//   caf::actor_system sys{cfg};
+//   auto engine = llmx::start_engine(sys);
+//   caf::scoped_actor self{sys};
+//   self->request(engine.manager, caf::infinite, llmx::new_conv_atom::value, llmx::load_config({}))
+//       .receive([&](llmx::conversation_actor conv, llmx::SessionConfiguredEvent sc) { ... },
+//                [&](caf::error& err) { ... });
+//   // subscribe an event_sink_actor, then submit Submission{"", UserInputOp{{TextInput{"hi"}}}}
+#pragma once
+
+#include "actors/actors.hpp"
+#include "protocol/config.hpp"
+
+namespace llmx {
+
+struct Engine {
+  conversation_manager_actor manager;
+};
+
+// Spawns the engine's long-lived actors in `sys`.
+Engine start_engine(caf::actor_system& sys);
+
+// Convenience: the Submission that sends one text message.
+inline Submission text_submission(std::string text, std::string id = {}) {
+  return Submission{std::move(id), UserInputOp{{TextInput{std::move(text)}}}};
+}
+
+}  // namespace llmx

@@ -1,0 +1,275 @@
+#include "actors/mcp_session.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/ids.hpp"
+#include "protocol/json_codec.hpp"
+#include "protocol/mcp.hpp"
+
+namespace llmx {
+
+namespace {
+
+// One tools/call in flight.
+struct ActiveCall {
+  rpc::Id request_id;
+  std::string sub_id;
+  conversation_actor conversation;
+  std::optional<RawJson> progress_token;
+  uint64_t progress = 0;
+  bool answered = false;
+  bool cancelled = false;
+};
+
+struct McpState {
+  McpState() = default;
+  line_writer_actor writer;
+  conversation_manager_actor manager;
+  McpSessionOptions options;
+  rpc::Encoder rpc{true};
+  json::Parser parser;
+  bool initialized = false;
+  std::string client_suffix;
+  std::map<std::string, ActiveCall> calls;  // by conversation id
+  bool shutting_down = false;
+  bool finished = false;
+  static inline const char* name = "llmx.mcp_session";
+};
+
+using mcp_ptr = session_actor::stateful_pointer<McpState>;
+
+void write(mcp_ptr self, std::string line) { self->send(self->state.writer, line_atom::value, std::move(line)); }
+
+void reply(mcp_ptr self, const rpc::Id& id, std::string_view result) { write(self, self->state.rpc.result(id, result)); }
+
+void reply_error(mcp_ptr self, const rpc::Id& id, int code, std::string_view message) {
+  write(self, self->state.rpc.error(id, code, message));
+}
+
+void finish(mcp_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  st.finished = true;
+  self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
+      .then([=](bool) {}, [=](caf::error&) {});
+  self->request(st.writer, std::chrono::seconds(10), shutdown_atom::value)
+      .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
+}
+
+void call_ended(mcp_ptr self, const std::string& conversation_id) {
+  self->state.calls.erase(conversation_id);
+  if (self->state.shutting_down && self->state.calls.empty()) finish(self);
+}
+
+// Decodes typed params; on failure answers -32602 naming the field and returns nullopt.
+template <class P>
+std::optional<P> decode(mcp_ptr self, const rpc::Incoming& in) {
+  try {
+    if (!in.params) return json::parse_as<P>("{}");
+    return json::from_json<P>(*in.params);
+  } catch (const json::DecodeError& err) {
+    reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
+    return std::nullopt;
+  }
+}
+
+void start_turn(mcp_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
+                std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
+  ActiveCall call{id, sub_id, conv, std::move(progress)};
+  self->state.calls[conv_id] = call;
+  self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
+  Submission sub{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}};
+  self->request(conv, caf::infinite, submit_atom::value, std::move(sub)).then([](const std::string&) {});
+}
+
+void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
+  if (!params.arguments || params.arguments->is_null())
+    return reply(self, in.id, mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
+  mcp::LlmxToolArgs args;
+  Config cfg;
+  try {
+    args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
+    auto overrides = args.to_overrides();
+    auto base = self->state.options.base_overrides;
+    base.cli_overrides.insert(base.cli_overrides.end(), overrides.cli_overrides.begin(), overrides.cli_overrides.end());
+    overrides.cli_overrides = base.cli_overrides;
+    if (!overrides.model) overrides.model = base.model;
+    if (!overrides.profile) overrides.profile = base.profile;
+    if (!overrides.cwd) overrides.cwd = base.cwd;
+    if (!overrides.approval_policy) overrides.approval_policy = base.approval_policy;
+    if (!overrides.sandbox_mode) overrides.sandbox_mode = base.sandbox_mode;
+    cfg = load_config(overrides);
+  } catch (const json::DecodeError& err) {
+    return reply(self, in.id, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+  } catch (const ConfigError& err) {
+    return reply(self, in.id,
+                 mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
+  }
+  cfg.session_source = "mcp";
+  std::optional<RawJson> progress;
+  if (params._meta && !params._meta->progressToken.is_null()) progress = params._meta->progressToken;
+  auto id = in.id;
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
+            auto conv_id = sc.session_id;
+            write(self, self->state.rpc.notification("llmx/event", mcp::event_params(id, Event{"", std::move(sc)})));
+            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
+          },
+          [=](caf::error& err) {
+            reply(self, id, mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
+          });
+}
+
+void handle_reply_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
+  if (!params.arguments || params.arguments->is_null())
+    return reply(self, in.id,
+                 mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` "
+                                 "fields are required."));
+  mcp::ReplyToolArgs args;
+  try {
+    args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
+  } catch (const json::DecodeError& err) {
+    return reply(self, in.id, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+  }
+  if (!is_uuid(args.conversationId))
+    return reply(self, in.id, mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
+  if (auto it = self->state.calls.find(args.conversationId); it != self->state.calls.end())
+    return reply(self, in.id,
+                 mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait for it "
+                                             "to finish or cancel it first.",
+                                             args.conversationId, it->second.request_id.json)));
+  std::optional<RawJson> progress;
+  if (params._meta && !params._meta->progressToken.is_null()) progress = params._meta->progressToken;
+  auto id = in.id;
+  auto conv_id = args.conversationId;
+  self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
+      .then(
+          [=](conversation_actor conv) {
+            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
+          },
+          [=](caf::error&) { reply(self, id, mcp::tool_error("Session not found for conversation_id: " + conv_id)); });
+}
+
+void handle_request(mcp_ptr self, const rpc::Incoming& in) {
+  auto& st = self->state;
+  const auto& m = in.method;
+  if (m == "initialize") {
+    if (st.initialized) return reply_error(self, in.id, rpc::kInvalidRequest, "initialize called more than once");
+    auto p = decode<mcp::InitializeParams>(self, in);
+    if (!p) return;
+    st.initialized = true;
+    st.client_suffix = p->clientInfo.name + "; " + p->clientInfo.version;
+    return reply(self, in.id, mcp::initialize_result(mcp::negotiate_version(p->protocolVersion), user_agent(st.client_suffix)));
+  }
+  if (m == "ping" || m == "logging/setLevel") return reply(self, in.id, "{}");
+  if (m == "tools/list") return reply(self, in.id, mcp::tools_list_result());
+  if (m == "resources/list") return reply(self, in.id, R"({"resources":[]})");
+  if (m == "resources/templates/list") return reply(self, in.id, R"({"resourceTemplates":[]})");
+  if (m == "resources/read") return reply(self, in.id, R"({"contents":[]})");
+  if (m == "resources/subscribe" || m == "resources/unsubscribe") return reply(self, in.id, "{}");
+  if (m == "prompts/list") return reply(self, in.id, R"({"prompts":[]})");
+  if (m == "prompts/get") return reply(self, in.id, R"({"messages":[]})");
+  if (m == "completion/complete") return reply(self, in.id, R"({"completion":{"values":[]}})");
+  if (m == "tools/call") {
+    auto p = decode<mcp::ToolCallParams>(self, in);
+    if (!p) return;
+    if (st.shutting_down) return reply(self, in.id, mcp::tool_error("The server is shutting down."));
+    if (p->name == "llmx") return handle_llmx_tool(self, in, *p);
+    if (p->name == "llmx-reply") return handle_reply_tool(self, in, *p);
+    return reply(self, in.id, mcp::tool_error(fmt::format("Unknown tool '{}'", p->name)));
+  }
+  reply_error(self, in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", m));
+}
+
+void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
+  if (in.method != "notifications/cancelled" || !in.params || !in.params->is_object()) return;
+  auto obj = in.params->get_object().value_unsafe();
+  auto rid = obj.at_key("requestId");
+  if (rid.error()) return;
+  std::string rid_json = json::to_text(rid.value_unsafe());
+  for (auto& [conv_id, call] : self->state.calls) {
+    if (call.request_id.json != rid_json || call.cancelled) continue;
+    call.cancelled = true;
+    caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
+    return;
+  }
+}
+
+void on_event(mcp_ptr self, ConversationEvent& ce) {
+  auto& st = self->state;
+  auto it = st.calls.find(ce.conversation_id);
+  if (it == st.calls.end()) return;
+  auto& call = it->second;
+  const auto& ev = ce.event;
+  if (ev.id != call.sub_id) return;
+  if (!call.cancelled) {
+    write(self, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
+    if (call.progress_token)
+      write(self, st.rpc.notification("notifications/progress",
+                                      mcp::progress_params(*call.progress_token, ++call.progress, ev)));
+  }
+  if (auto* err = ev.msg.get_if<ErrorEvent>()) {
+    if (!call.answered && !call.cancelled) reply(self, call.request_id, mcp::tool_result(ce.conversation_id, err->message, true));
+    call.answered = true;
+  } else if (auto* done = ev.msg.get_if<TaskCompleteEvent>()) {
+    if (!call.answered && !call.cancelled)
+      reply(self, call.request_id, mcp::tool_result(ce.conversation_id, done->last_agent_message.value_or(""), false));
+    call_ended(self, ce.conversation_id);
+  } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
+    // A cancelled request gets no reply at all (MCP cancellation rules, P6).
+    if (!call.answered && !call.cancelled)
+      reply(self, call.request_id, mcp::tool_result(ce.conversation_id, "Turn aborted: " + aborted->reason, true));
+    call_ended(self, ce.conversation_id);
+  }
+}
+
+session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor writer,
+                                              conversation_manager_actor manager, McpSessionOptions options) {
+  self->state.writer = std::move(writer);
+  self->state.manager = std::move(manager);
+  self->state.options = std::move(options);
+  return {
+      [=](line_atom, std::string& line) {
+        rpc::Incoming in;
+        try {
+          in = rpc::classify(self->state.parser.parse(line));
+        } catch (const json::DecodeError& err) {
+          return reply_error(self, rpc::Id{}, rpc::kParseError, err.what());
+        }
+        switch (in.kind) {
+          case rpc::Incoming::Kind::request: return handle_request(self, in);
+          case rpc::Incoming::Kind::notification: return handle_notification(self, in);
+          case rpc::Incoming::Kind::invalid: return reply_error(self, in.id, in.invalid_code, in.invalid_reason);
+          case rpc::Incoming::Kind::response:
+          case rpc::Incoming::Kind::error_response:
+            return;  // no server->client requests are pending before approvals exist
+        }
+      },
+      [=](oversize_atom, uint64_t limit) {
+        reply_error(self, rpc::Id{}, rpc::kInvalidRequest,
+                    fmt::format("Invalid request: message exceeds the maximum line length of {} bytes", limit));
+      },
+      [=](eof_atom) {
+        auto& st = self->state;
+        st.shutting_down = true;
+        if (st.calls.empty()) return finish(self);
+        for (auto& [_, call] : st.calls) {
+          call.cancelled = true;
+          caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
+        }
+        self->delayed_send(self, std::chrono::seconds(5), shutdown_atom::value);
+      },
+      [=](shutdown_atom) { finish(self); },
+      [=](ConversationEvent& ce) { on_event(self, ce); },
+  };
+}
+
+}  // namespace
+
+session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                McpSessionOptions options) {
+  return sys.spawn(mcp_session_impl, std::move(writer), std::move(manager), std::move(options));
+}
+
+}  // namespace llmx

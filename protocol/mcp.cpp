@@ -1,0 +1,158 @@
+#include "protocol/mcp.hpp"
+
+#include <array>
+
+#include "protocol/json_codec.hpp"
+
+namespace llmx::mcp {
+
+std::string negotiate_version(const std::string& requested) {
+  static constexpr std::array<std::string_view, 4> supported = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                                                 "2024-11-05"};
+  for (auto v : supported)
+    if (v == requested) return requested;
+  return std::string(kLatestProtocolVersion);
+}
+
+std::string initialize_result(const std::string& version, const std::string& user_agent) {
+  json::Writer w;
+  w.begin_object();
+  w.key("capabilities").begin_object();
+  w.key("tools").begin_object().field("listChanged", false).end_object();
+  w.key("logging").begin_object().end_object();
+  w.end_object();
+  w.field("protocolVersion", version);
+  w.key("serverInfo").begin_object().field("name", "llmx-mcp-server").field("title", "LLMX");
+  w.field("version", LLMX_VERSION).field("user_agent", user_agent).end_object();
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+void string_prop(json::Writer& w, std::string_view name, std::string_view description) {
+  w.key(name).begin_object().field("type", "string").field("description", description).end_object();
+}
+
+void enum_prop(json::Writer& w, std::string_view name, std::string_view description,
+               std::initializer_list<std::string_view> values) {
+  w.key(name).begin_object().field("type", "string").field("description", description);
+  w.key("enum").begin_array();
+  for (auto v : values) w.string(v);
+  w.end_array().end_object();
+}
+
+void output_schema(json::Writer& w) {
+  w.key("outputSchema").begin_object().field("type", "object");
+  w.key("properties").begin_object();
+  string_prop(w, "threadId", "The conversation id; pass it to llmx-reply to continue.");
+  string_prop(w, "content", "The agent's final message.");
+  w.end_object();
+  w.key("required").begin_array().string("threadId").string("content").end_array();
+  w.end_object();
+}
+}  // namespace
+
+std::string tools_list_result() {
+  json::Writer w;
+  w.begin_object().key("tools").begin_array();
+
+  w.begin_object().field("name", "llmx").field("title", "LLMX");
+  w.field("description",
+          "Start an llmx coding-agent conversation: the agent works on the prompt in the given working "
+          "directory (running commands and editing files as the sandbox and approval policy allow) and "
+          "returns its final answer together with the conversation id.");
+  w.key("inputSchema").begin_object().field("type", "object").key("properties").begin_object();
+  string_prop(w, "prompt", "The first user message of the conversation.");
+  string_prop(w, "model", "Model to use instead of the configured one.");
+  string_prop(w, "profile", "Configuration profile from config.toml.");
+  string_prop(w, "cwd", "Working directory; a relative path is resolved against the server's directory.");
+  enum_prop(w, "approval-policy", "When the agent must ask before running commands.",
+            {"untrusted", "on-failure", "on-request", "never"});
+  enum_prop(w, "sandbox", "What commands may touch.", {"read-only", "workspace-write", "danger-full-access"});
+  w.key("config").begin_object().field("type", "object").field("additionalProperties", true);
+  w.field("description", "Settings overriding config.toml, as dotted keys (like `-c key=value`).").end_object();
+  string_prop(w, "base-instructions", "System instructions replacing the built-in ones.");
+  string_prop(w, "developer-instructions", "Instructions added as a developer message.");
+  string_prop(w, "compact-prompt", "Prompt used when the conversation is compacted.");
+  w.end_object();
+  w.key("required").begin_array().string("prompt").end_array();
+  w.end_object();
+  output_schema(w);
+  w.end_object();
+
+  w.begin_object().field("name", "llmx-reply").field("title", "LLMX Reply");
+  w.field("description", "Continue an llmx conversation started by the llmx tool with the next user message.");
+  w.key("inputSchema").begin_object().field("type", "object").key("properties").begin_object();
+  string_prop(w, "conversationId", "The conversation id (threadId) returned by the llmx tool.");
+  string_prop(w, "prompt", "The next user message.");
+  w.end_object();
+  w.key("required").begin_array().string("conversationId").string("prompt").end_array();
+  w.end_object();
+  output_schema(w);
+  w.end_object();
+
+  w.end_array().end_object();
+  return w.take();
+}
+
+ConfigOverrides LlmxToolArgs::to_overrides() const {
+  ConfigOverrides o;
+  o.model = model;
+  o.profile = profile;
+  o.cwd = cwd;
+  o.approval_policy = approval_policy;
+  o.sandbox_mode = sandbox;
+  o.base_instructions = base_instructions;
+  o.developer_instructions = developer_instructions;
+  o.compact_prompt = compact_prompt;
+  if (config && !config->is_null()) {
+    json::Parser p;
+    auto root = p.parse(config->text);
+    if (!root.is_object()) throw json::DecodeError("invalid type: expected object", "config");
+    for (auto [k, v] : root.get_object().value_unsafe())
+      o.json_overrides.emplace_back(std::string(k), RawJson{json::to_text(v)});
+  }
+  return o;
+}
+
+std::string event_params(const rpc::Id& request_id, const Event& ev) {
+  json::Writer w;
+  w.begin_object();
+  w.key("_meta").begin_object().key("requestId").raw(request_id.json).end_object();
+  w.field("id", ev.id);
+  w.key("msg");
+  json::write_value(w, ev.msg);
+  w.end_object();
+  return w.take();
+}
+
+std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev) {
+  json::Writer w;
+  w.begin_object();
+  w.key("progressToken").raw(token.text);
+  w.field("progress", progress);
+  w.field("message", ev.msg.kind());
+  w.end_object();
+  return w.take();
+}
+
+std::string tool_result(const std::string& thread_id, const std::string& text, bool is_error) {
+  json::Writer w;
+  w.begin_object();
+  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
+  w.key("structuredContent").begin_object().field("threadId", thread_id).field("content", text).end_object();
+  if (is_error) w.field("isError", true);
+  w.end_object();
+  return w.take();
+}
+
+std::string tool_error(const std::string& text) {
+  json::Writer w;
+  w.begin_object();
+  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
+  w.field("isError", true);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace llmx::mcp

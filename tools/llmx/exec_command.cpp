@@ -1,0 +1,76 @@
+#include "exec_command.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "actors/engine.hpp"
+#include "protocol/json_codec.hpp"
+
+namespace llmx::cli {
+
+namespace {
+void out(std::string_view s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+}
+}  // namespace
+
+int run_exec(const ExecOptions& options) {
+  Config cfg;
+  try {
+    cfg = load_config(options.overrides);
+  } catch (const std::exception& err) {
+    fmt::print(stderr, "error: {}\n", err.what());
+    return 1;
+  }
+  cfg.session_source = "exec";
+  caf::actor_system_config sys_cfg;
+  add_message_types(sys_cfg);
+  sys_cfg.set("logger.verbosity", caf::atom("quiet"));
+  caf::actor_system sys{sys_cfg};
+  auto engine = start_engine(sys);
+  int code = 1;
+  {
+    caf::scoped_actor self{sys};
+    std::optional<conversation_actor> conv;
+    std::string failure;
+    self->request(engine.manager, caf::infinite, new_conv_atom::value, cfg)
+        .receive(
+            [&](conversation_actor c, SessionConfiguredEvent sc) {
+              conv = c;
+              if (options.json) out(json::to_json(Event{"", sc}) + "\n");
+            },
+            [&](caf::error& err) { failure = sys.render(err); });
+    if (conv) {
+      self->send(*conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
+      self->send(*conv, submit_atom::value, text_submission(options.prompt));
+      bool done = false;
+      bool printed = false;
+      self->receive_while([&] { return !done; })(
+          [&](ConversationEvent& ce) {
+            const auto& msg = ce.event.msg;
+            if (options.json) out(json::to_json(ce.event) + "\n");
+            if (auto* d = msg.get_if<AgentMessageDeltaEvent>()) {
+              if (!options.json) out(d->delta);
+              printed = true;
+            } else if (auto* e = msg.get_if<ErrorEvent>()) {
+              failure = e->message;
+            } else if (msg.is<TaskCompleteEvent>()) {
+              done = true;
+            } else if (auto* a = msg.get_if<TurnAbortedEvent>()) {
+              failure = "turn aborted: " + a->reason;
+              done = true;
+            }
+          },
+          [&](const std::string&) {});  // the submission id reply
+      if (printed && !options.json) out("\n");
+      code = failure.empty() ? 0 : 1;
+    }
+    if (!failure.empty()) fmt::print(stderr, "error: {}\n", failure);
+    self->request(engine.manager, std::chrono::seconds(5), shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
+  }
+  return code;
+}
+
+}  // namespace llmx::cli

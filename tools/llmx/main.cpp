@@ -1,0 +1,49 @@
+// The llmx command line: exec, mcp-server (and, as issues land, app-server, sandbox, ...).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "exec_command.hpp"
+#include "serve_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
+  app.require_subcommand(1);
+  std::vector<std::string> config_overrides;
+  app.add_option("-c,--config", config_overrides, "Override a config value: key.path=value (TOML, else a string)")
+      ->take_all();
+
+  llmx::cli::ExecOptions exec;
+  std::string sandbox, approval;
+  auto* exec_cmd = app.add_subcommand("exec", "Run one task non-interactively and print the answer");
+  exec_cmd->add_option("prompt", exec.prompt, "The task for the agent")->required();
+  exec_cmd->add_flag("--json", exec.json, "Print every event as one JSON line");
+  auto add_common = [&](CLI::App* cmd, llmx::ConfigOverrides& o) {
+    cmd->add_option("-m,--model", o.model, "Model to use");
+    cmd->add_option("-p,--profile", o.profile, "Configuration profile from config.toml");
+    cmd->add_option("-C,--cd", o.cwd, "Working directory of the agent");
+    cmd->add_option("-c,--config", o.cli_overrides, "Override a config value: key.path=value")->take_all();
+  };
+  add_common(exec_cmd, exec.overrides);
+
+  llmx::cli::ServeOptions serve;
+  auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
+  add_common(mcp_cmd, serve.overrides);
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*exec_cmd) {
+      exec.overrides.cli_overrides.insert(exec.overrides.cli_overrides.begin(), config_overrides.begin(),
+                                          config_overrides.end());
+      return llmx::cli::run_exec(exec);
+    }
+    if (*mcp_cmd) {
+      serve.overrides.cli_overrides.insert(serve.overrides.cli_overrides.begin(), config_overrides.begin(),
+                                           config_overrides.end());
+      return llmx::cli::run_mcp_server(serve);
+    }
+  } catch (const std::exception& err) {
+    fmt::print(stderr, "error: {}\n", err.what());
+    return 1;
+  }
+  return 0;
+}

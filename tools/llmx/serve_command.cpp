@@ -1,0 +1,34 @@
+#include "serve_command.hpp"
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "actors/engine.hpp"
+#include "actors/mcp_session.hpp"
+#include "transport/stdio.hpp"
+
+namespace llmx::cli {
+
+int run_mcp_server(const ServeOptions& options) {
+  // Fail fast on a broken config.toml, before any message is read.
+  try {
+    (void)load_config(options.overrides);
+  } catch (const std::exception& err) {
+    fmt::print(stderr, "error: {}\n", err.what());
+    return 1;
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
+  caf::actor_system_config cfg;
+  add_message_types(cfg);
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  caf::actor_system sys{cfg};
+  auto engine = start_engine(sys);
+  auto writer = spawn_line_writer(sys);
+  auto session = spawn_mcp_session(sys, writer, engine.manager, McpSessionOptions{options.overrides});
+  spawn_stdio_reader(sys, session);
+  sys.await_all_actors_done();
+  return 0;
+}
+
+}  // namespace llmx::cli

@@ -1,0 +1,14 @@
+// `llmx mcp-server`: serve a protocol session on stdin/stdout until stdin closes.
+#pragma once
+
+#include "protocol/config.hpp"
+
+namespace llmx::cli {
+
+struct ServeOptions {
+  ConfigOverrides overrides;
+};
+
+int run_mcp_server(const ServeOptions& options);
+
+}  // namespace llmx::cli

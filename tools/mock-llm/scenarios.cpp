@@ -1,0 +1,348 @@
+#include "tools/mock-llm/scenarios.hpp"
+
+#include "tools/mock-llm/text_util.hpp"
+
+#include <algorithm>
+
+namespace mockllm {
+namespace {
+
+constexpr std::string_view kDefaultText = "Hello from mock-llm. This is a streamed answer.";
+constexpr long long kMaxDeltas = 1'000'000;
+constexpr long long kMaxDelayMs = 600'000;
+
+using Builder = Script (*)(const ChatRequest &, const Directive &);
+
+// --- helpers ------------------------------------------------------------------------------------
+
+// Text split into exactly `k` non-empty deltas; short texts are padded by repeating their words.
+std::vector<std::string> text_deltas(std::string text, size_t k) {
+  if (text.empty()) text = std::string(kDefaultText);
+  const auto words = split_words(text);
+  for (size_t w = 0; utf8_length(text) < k; ++w) {
+    text += ' ';
+    text += trim(words[w % words.size()]);
+  }
+  return split_even(text, k);
+}
+
+Script text_script(const Directive &d, long long default_deltas) {
+  Script s;
+  s.role();
+  const auto k = static_cast<size_t>(d.int_param("deltas", default_deltas, 1, kMaxDeltas));
+  for (auto &piece : text_deltas(d.param("text").value_or(std::string(kDefaultText)), k))
+    s.content(std::move(piece));
+  s.finish("stop");
+  return s;
+}
+
+void add_words(Script &s, std::string_view text) {
+  for (auto &w : split_words(text)) s.content(std::move(w));
+}
+
+// Follow-up answer after a tool ran: a fixed prefix, then what the tool returned.
+Script tool_result_script(const ChatRequest &req, std::string_view prefix) {
+  Script s;
+  s.role();
+  s.content(std::string(prefix));
+  const std::string_view output = trim(utf8_prefix(req.messages.back().text, 200));
+  if (!output.empty()) s.content(std::string(output));
+  s.finish("stop");
+  return s;
+}
+
+Script fixed_text_script(std::string_view text) {
+  Script s;
+  s.role();
+  add_words(s, text);
+  s.finish("stop");
+  return s;
+}
+
+// One tool call streamed OpenAI-style: a start chunk, then the arguments in two halves.
+Script single_tool_script(std::string_view preamble, std::string id, std::string name,
+                          const std::string &arguments) {
+  Script s;
+  s.role();
+  s.content(std::string(preamble));
+  s.tool_start(0, std::move(id), std::move(name));
+  const size_t half = utf8_boundary_at_or_before(arguments, arguments.size() / 2);
+  s.tool_args(0, arguments.substr(0, half));
+  s.tool_args(0, arguments.substr(half));
+  s.finish("tool_calls");
+  return s;
+}
+
+std::string shell_arguments(std::string_view command) {
+  std::string args = R"({"command":["bash","-lc",)";
+  append_json_string(args, command);
+  args += R"(],"timeout_ms":10000})";
+  return args;
+}
+
+// --- scenarios ------------------------------------------------------------------------------------
+
+Script sc_text(const ChatRequest &, const Directive &d) { return text_script(d, 4); }
+
+Script sc_echo(const ChatRequest &req, const Directive &) {
+  const Message *user = req.last_with_role("user");
+  const std::string answer = "echo: " + strip_directive(user ? user->text : std::string());
+  Script s;
+  s.role();
+  for (auto &piece : split_even(answer, 3)) s.content(std::move(piece));
+  s.finish("stop");
+  return s;
+}
+
+Script sc_shell(const ChatRequest &req, const Directive &d) {
+  if (req.after_tool()) return tool_result_script(req, "The command printed: ");
+  const std::string cmd = d.param("cmd").value_or("echo hello-from-shell");
+  return single_tool_script("Running a command.", "call_shell_1", "shell", shell_arguments(cmd));
+}
+
+Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
+  if (req.after_tool()) return tool_result_script(req, "Patch result: ");
+  const std::string file = d.param("file").value_or("hello.txt");
+  const std::string input =
+      "*** Begin Patch\n*** Add File: " + file + "\n+hello from mock-llm\n*** End Patch\n";
+  std::string args = R"({"input":)";
+  append_json_string(args, input);
+  args += '}';
+  return single_tool_script("Applying a patch.", "call_patch_1", "apply_patch", args);
+}
+
+Script sc_plan(const ChatRequest &req, const Directive &) {
+  if (req.after_tool()) return fixed_text_script("Plan updated.");
+  return single_tool_script(
+      "Updating the plan.", "call_plan_1", "update_plan",
+      R"({"explanation":"mock plan","plan":[{"step":"Write code","status":"in_progress"},)"
+      R"({"step":"Test it","status":"pending"}]})");
+}
+
+Script sc_parallel(const ChatRequest &req, const Directive &) {
+  if (req.after_tool()) return fixed_text_script("Both commands ran.");
+  Script s;
+  s.role();
+  s.tool_start(0, "call_shell_1", "shell");
+  s.tool_start(1, "call_shell_2", "shell");
+  s.tool_args(0, shell_arguments("echo one"));
+  s.tool_args(1, shell_arguments("echo two"));
+  s.finish("tool_calls");
+  return s;
+}
+
+Script sc_long(const ChatRequest &, const Directive &d) {
+  Script s;
+  s.role();
+  const long long k = d.int_param("deltas", 2000, 1, kMaxDeltas);
+  s.events.reserve(static_cast<size_t>(k) + 2);
+  for (long long i = 0; i < k; ++i) s.content("tok" + std::to_string(i) + " ");
+  s.finish("stop");
+  return s;
+}
+
+Script sc_slow(const ChatRequest &, const Directive &d) {
+  const long long delay = d.int_param("delay_ms", 100, 0, kMaxDelayMs);
+  Script base = text_script(d, 5);
+  Script s;
+  for (auto &e : base.events) {
+    s.sleep(delay);
+    s.add(std::move(e));
+  }
+  return s;
+}
+
+Script sc_hang(const ChatRequest &, const Directive &) {
+  Script s;
+  s.role();
+  s.hang();
+  return s;
+}
+
+Script sc_cut(const ChatRequest &, const Directive &) {
+  Script s;
+  s.role();
+  s.content("Partial ").content("answer ").content("before cut");
+  s.cut();
+  return s;
+}
+
+Script sc_malformed(const ChatRequest &, const Directive &) {
+  Script s;
+  s.role();
+  s.content("Valid ");
+  s.raw("data: {not json\n\n");
+  s.content("text ");
+  s.raw("data: [1,2,3]\n\n");
+  s.raw("event: ping\n\n");
+  s.raw(": keep-alive\n\n");
+  s.add(Event(EventKind::NoChoices));
+  s.content("survives.");
+  s.finish("stop");
+  return s;
+}
+
+Script sc_stream_error(const ChatRequest &, const Directive &) {
+  static const std::string body =
+      error_body("Upstream provider failed (mock)", "server_error");
+  Script s;
+  s.role();
+  s.content("Partial ").content("output ");
+  s.raw("data: " + body + "\n\n");
+  s.non_stream_status = 500;
+  s.non_stream_error_body = body;
+  return s;
+}
+
+Script sc_reasoning(const ChatRequest &, const Directive &) {
+  Script s;
+  s.role();
+  s.reasoning("Thinking about it. ").reasoning("Done thinking.");
+  add_words(s, "Answer after reasoning.");
+  s.finish("stop");
+  return s;
+}
+
+// Error scenarios are decided in plan_response; these entries only make the names known.
+Script sc_unused(const ChatRequest &, const Directive &) { return Script{}; }
+
+struct Entry {
+  std::string name;
+  Builder build;
+};
+
+const std::vector<Entry> &registry() {
+  static const std::vector<Entry> entries = {
+      {"text", sc_text},         {"echo", sc_echo},
+      {"shell", sc_shell},       {"apply_patch", sc_apply_patch},
+      {"plan", sc_plan},         {"parallel", sc_parallel},
+      {"long", sc_long},         {"slow", sc_slow},
+      {"hang", sc_hang},         {"error429", sc_unused},
+      {"error500", sc_unused},   {"error400", sc_unused},
+      {"cut", sc_cut},           {"malformed", sc_malformed},
+      {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
+  };
+  return entries;
+}
+
+// `times=N` handling: true while this directive has been seen fewer than N times. Without
+// `times` the failure is permanent.
+bool should_fail(const Directive &d, const TimesCounter &counter) {
+  if (!d.param("times")) return true;
+  const long long n = d.int_param("times", 0, 0, 1LL << 40);
+  return counter(d.raw) < n;
+}
+
+} // namespace
+
+Script &Script::tool_start(int index, std::string id, std::string name) {
+  Event e(EventKind::ToolStart);
+  e.index = index;
+  e.id = std::move(id);
+  e.name = std::move(name);
+  return add(std::move(e));
+}
+
+Script &Script::tool_args(int index, std::string part) {
+  Event e(EventKind::ToolArgs, std::move(part));
+  e.index = index;
+  return add(std::move(e));
+}
+
+Script &Script::sleep(long long ms) {
+  Event e(EventKind::Sleep);
+  e.ms = ms;
+  return add(std::move(e));
+}
+
+bool Script::completes() const {
+  return std::none_of(events.begin(), events.end(), [](const Event &e) {
+    return e.kind == EventKind::Cut || e.kind == EventKind::Hang;
+  });
+}
+
+size_t Script::content_deltas() const {
+  return static_cast<size_t>(std::count_if(events.begin(), events.end(), [](const Event &e) {
+    return e.kind == EventKind::Content && !e.text.empty();
+  }));
+}
+
+std::string error_body(std::string_view message, std::string_view type, std::string_view code) {
+  std::string out = R"({"error":{"message":)";
+  append_json_string(out, message);
+  out += R"(,"type":)";
+  append_json_string(out, type);
+  if (!code.empty()) {
+    out += R"(,"code":)";
+    append_json_string(out, code);
+  }
+  out += "}}";
+  return out;
+}
+
+bool is_known_scenario(const std::string &name) {
+  const auto &r = registry();
+  return std::any_of(r.begin(), r.end(), [&](const Entry &e) { return e.name == name; });
+}
+
+const std::vector<std::string> &scenario_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto &e : registry()) out.push_back(e.name);
+    return out;
+  }();
+  return names;
+}
+
+Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
+                   const TimesCounter &times_counter) {
+  Directive d;
+  if (auto found = select_directive(req)) {
+    d = std::move(*found);
+  } else {
+    d.name = default_scenario;
+    d.raw = "@mock:" + default_scenario;
+  }
+
+  Plan plan;
+  auto fail = [&](int status, std::string body) {
+    plan.is_error = true;
+    plan.error.status = status;
+    plan.error.body = std::move(body);
+  };
+
+  const auto &r = registry();
+  auto it = std::find_if(r.begin(), r.end(), [&](const Entry &e) { return e.name == d.name; });
+  if (it == r.end()) {
+    std::string known;
+    for (const auto &n : scenario_names()) known += (known.empty() ? "" : ", ") + n;
+    fail(400, error_body("Unknown mock scenario '" + d.name + "' (known: " + known + ")",
+                         "invalid_request_error", "unknown_scenario"));
+    return plan;
+  }
+
+  if (d.name == "error429") {
+    if (should_fail(d, times_counter)) {
+      fail(429, error_body("Rate limit exceeded (mock)", "rate_limit_error",
+                           "rate_limit_exceeded"));
+      plan.error.headers.emplace_back("Retry-After", "1");
+      return plan;
+    }
+    plan.script = text_script(d, 4);
+  } else if (d.name == "error500") {
+    if (should_fail(d, times_counter)) {
+      fail(500, error_body("Internal server error (mock)", "server_error", "internal_error"));
+      return plan;
+    }
+    plan.script = text_script(d, 4);
+  } else if (d.name == "error400") {
+    fail(400, error_body("Invalid request (mock): bad field", "invalid_request_error"));
+  } else if (d.name == "cut") {
+    plan.script = should_fail(d, times_counter) ? sc_cut(req, d) : text_script(d, 4);
+  } else {
+    plan.script = it->build(req, d);
+  }
+  return plan;
+}
+
+} // namespace mockllm

@@ -1,0 +1,42 @@
+// Server-wide mutable state shared by the request threads: the recorded requests (for tests to
+// inspect what the engine sent) and the per-directive `times=N` counters.
+#pragma once
+
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace mockllm {
+
+class ServerState {
+public:
+  static constexpr size_t kMaxRecorded = 1000;
+
+  // Opens the --record file for appending; false if it cannot be opened.
+  bool open_record_file(const std::string &path);
+
+  // `body_json` must be one valid compact JSON value (it is embedded verbatim).
+  void record(std::string body_json, std::string authorization, std::string user_agent);
+
+  std::string requests_json() const; // {"requests":[...]}
+  std::string headers_json() const;  // {"headers":[{"authorization":..,"user-agent":..}]}
+
+  // Returns how many earlier requests carried this directive, then counts this one.
+  long long bump(const std::string &directive);
+
+  void reset();
+  void flush();
+
+private:
+  struct Recorded {
+    std::string body, authorization, user_agent;
+  };
+  mutable std::mutex mu_;
+  std::deque<Recorded> recorded_;
+  std::map<std::string, long long> times_;
+  std::FILE *record_file_ = nullptr;
+};
+
+} // namespace mockllm

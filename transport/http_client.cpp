@@ -1,0 +1,428 @@
+#include "transport/http_client.hpp"
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+namespace llmx::http {
+namespace {
+
+void global_init_once() {
+  // curl_global_init is not thread-safe itself; a function-local static serializes it.
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) throw std::runtime_error("curl_global_init failed");
+}
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Easy handles kept for reuse; beyond this they are freed (the connection cache lives in the
+// multi handle, so freeing an easy handle loses no keep-alive connection).
+constexpr std::size_t kMaxFreeEasy = 64;
+constexpr int kPollMs = 1000;
+
+}  // namespace
+
+std::optional<std::string> header(const ResponseHead& head, std::string_view name) {
+  for (const auto& [k, v] : head.headers)
+    if (iequals(k, name)) return v;
+  return std::nullopt;
+}
+
+namespace {
+
+// One request from start() to on_done. Owned by the submission queue, then by the loop.
+struct Transfer {
+  RequestId id = 0;
+  Request req;  // owns url/body: curl keeps pointers into them while the transfer runs
+  std::shared_ptr<Handler> handler;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  ResponseHead head;
+  bool head_sent = false;
+  bool aborted = false;  // cancelled on the loop thread, or the handler threw
+  char errbuf[CURL_ERROR_SIZE];
+
+  ~Transfer() { curl_slist_free_all(headers); }
+
+  // Reports the head; false means the transfer must be aborted.
+  bool emit_head() {
+    head_sent = true;
+    try {
+      handler->on_head(head);
+    } catch (...) {
+      aborted = true;
+    }
+    return !aborted;
+  }
+
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self) {
+    auto* t = static_cast<Transfer*>(self);
+    const std::size_t len = size * n;
+    if (t->aborted) return 0;
+    if (t->head_sent) return len;  // trailers after a chunked body: not reported
+    std::string_view line(data, len);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.empty()) {  // blank line: end of one header block
+      if (t->head.status >= 100 && t->head.status < 200) {  // interim (100-continue etc.)
+        t->head.status = 0;
+        t->head.headers.clear();
+        return len;
+      }
+      return t->emit_head() ? len : 0;
+    }
+    if (line.starts_with("HTTP/")) {  // status line; a new response head begins
+      t->head.headers.clear();
+      t->head.status = 0;
+      auto sp = line.find(' ');
+      if (sp != std::string_view::npos)
+        for (std::size_t i = sp + 1; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i)
+          t->head.status = t->head.status * 10 + (line[i] - '0');
+      return len;
+    }
+    if ((line.front() == ' ' || line.front() == '\t') && !t->head.headers.empty()) {
+      auto& v = t->head.headers.back().second;  // obsolete folded continuation line
+      v.push_back(' ');
+      v.append(trim(line));
+      return len;
+    }
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) return len;
+    t->head.headers.emplace_back(std::string(line.substr(0, colon)),
+                                 std::string(trim(line.substr(colon + 1))));
+    return len;
+  }
+
+  static std::size_t on_write(char* data, std::size_t size, std::size_t n, void* self) {
+    auto* t = static_cast<Transfer*>(self);
+    const std::size_t len = size * n;
+    if (t->aborted) return 0;  // any value != len makes curl fail the transfer
+    if (!t->head_sent) {       // no blank line seen (should not happen with HTTP/1.x or h2)
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
+      if (!t->emit_head()) return 0;
+    }
+    try {
+      t->handler->on_body(std::string_view(data, len));
+    } catch (...) {
+      t->aborted = true;
+    }
+    return t->aborted ? 0 : len;
+  }
+};
+
+// A submission: start (transfer set) or cancel (transfer null).
+struct Op {
+  RequestId id = 0;
+  std::unique_ptr<Transfer> transfer;
+};
+
+}  // namespace
+
+struct Client::Impl {
+  Options opts;
+  CURLM* multi = nullptr;
+  std::thread thread;
+  std::atomic<RequestId> next_id{1};
+  std::atomic<std::size_t> active{0};
+
+  std::mutex mu;                // guards the three members below
+  std::vector<Op> queue;        // submissions not yet seen by the loop
+  bool stop = false;            // destructor asked the loop to finish
+  bool closed = false;          // loop is gone: start() fails inline
+
+  // Loop-thread state.
+  std::unordered_map<RequestId, std::unique_ptr<Transfer>> transfers;
+  std::vector<CURL*> free_easy;
+  std::vector<Op> work;  // swapped with `queue` so both keep their capacity
+
+  explicit Impl(Options o) : opts(o) {
+    global_init_once();
+    multi = curl_multi_init();
+    if (!multi) throw std::runtime_error("curl_multi_init failed");
+    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(opts.max_connections));
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      static_cast<long>(opts.max_host_connections));
+    // Keep as many idle connections cached as we may have open, for keep-alive reuse.
+    if (opts.max_connections > 0)
+      curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(opts.max_connections));
+    curl_multi_setopt(multi, CURLMOPT_PIPELINING, opts.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+    thread = std::thread([this] { run(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard lk(mu);
+      stop = true;
+      curl_multi_wakeup(multi);
+    }
+    if (thread.joinable()) thread.join();
+    for (CURL* e : free_easy) curl_easy_cleanup(e);
+    curl_multi_cleanup(multi);
+  }
+
+  // ---- loop thread ---------------------------------------------------------------------------
+
+  void run() {
+    while (drain()) {
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      reap();
+      curl_multi_poll(multi, nullptr, 0, kPollMs, nullptr);
+    }
+    shutdown();
+  }
+
+  // Applies queued starts and cancels; false once the destructor asked us to stop.
+  bool drain() {
+    {
+      std::lock_guard lk(mu);
+      if (stop) return false;
+      work.swap(queue);
+    }
+    for (Op& op : work) {
+      if (op.transfer)
+        begin(std::move(op.transfer));
+      else
+        abort(op.id);
+    }
+    work.clear();
+    return true;
+  }
+
+  void begin(std::unique_ptr<Transfer> t) {
+    CURL* e = nullptr;
+    if (!free_easy.empty()) {
+      e = free_easy.back();
+      free_easy.pop_back();
+    } else {
+      e = curl_easy_init();
+    }
+    if (!e) return finish(std::move(t), "curl_easy_init failed");
+    t->easy = e;
+    if (!configure(*t)) {
+      release(e);
+      return finish(std::move(t), "out of memory building request headers");
+    }
+    CURLMcode mc = curl_multi_add_handle(multi, e);
+    if (mc != CURLM_OK) {
+      release(e);
+      return finish(std::move(t), std::string("curl_multi_add_handle: ") + curl_multi_strerror(mc));
+    }
+    RequestId id = t->id;
+    transfers.emplace(id, std::move(t));
+  }
+
+  bool configure(Transfer& t) {
+    CURL* e = t.easy;
+    Request& r = t.req;
+    t.errbuf[0] = '\0';
+    curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);  // long idle streams through NATs
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, r.connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // proxy CONNECT is not the head
+    // No Accept-Encoding and no decoding: an SSE stream must reach us byte for byte, unbuffered.
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, static_cast<char*>(nullptr));
+    curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    if (opts.http2) {
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+      // Prefer multiplexing on a connection still negotiating over opening another. Only for
+      // TLS: plain http is always HTTP/1.1 here, and there PIPEWAIT parks every concurrent
+      // request to the host until the first response finishes (fatal for long streams).
+      if (r.url.size() >= 8 && iequals(std::string_view(r.url).substr(0, 8), "https://"))
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    } else {
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+    }
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Transfer::on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Transfer::on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+
+    const bool get = r.method == "GET";
+    if (get) {
+      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else {
+      if (r.method != "POST") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+      if (r.method == "POST" || !r.body.empty()) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());  // no copy: `r` outlives it
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      }
+    }
+
+    bool has_expect = false;
+    std::string line;
+    for (const auto& [name, value] : r.headers) {
+      if (iequals(name, "Expect")) has_expect = true;
+      line.assign(name);
+      // curl drops "Name:" with an empty value; "Name;" sends it empty.
+      if (value.empty()) {
+        line += ';';
+      } else {
+        line += ": ";
+        line += value;
+      }
+      curl_slist* n = curl_slist_append(t.headers, line.c_str());
+      if (!n) return false;
+      t.headers = n;
+    }
+    // curl would otherwise send "Expect: 100-continue" for bodies > 1 KiB and wait for the
+    // interim response: a full round trip (or a 1 s stall) before every large prompt.
+    if (!get && !has_expect) {
+      curl_slist* n = curl_slist_append(t.headers, "Expect:");
+      if (!n) return false;
+      t.headers = n;
+    }
+    if (t.headers) curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
+    return true;
+  }
+
+  // Returns an easy handle after its transfer left the multi handle.
+  void release(CURL* e) {
+    if (free_easy.size() < kMaxFreeEasy) {
+      curl_easy_reset(e);  // drops options (and our dangling pointers), keeps caches
+      free_easy.push_back(e);
+    } else {
+      curl_easy_cleanup(e);
+    }
+  }
+
+  // Delivers the single on_done and drops the handler.
+  void finish(std::unique_ptr<Transfer> t, const std::string& error) {
+    std::shared_ptr<Handler> h = std::move(t->handler);
+    t.reset();
+    active.fetch_sub(1, std::memory_order_acq_rel);
+    try {
+      h->on_done(error);
+    } catch (...) {
+      // A throwing on_done has nothing left to cancel.
+    }
+  }
+
+  void abort(RequestId id) {
+    auto node = transfers.extract(id);
+    if (node.empty()) return;  // already done (or never existed)
+    std::unique_ptr<Transfer>& t = node.mapped();
+    curl_multi_remove_handle(multi, t->easy);
+    release(t->easy);
+    finish(std::move(t), std::string(kCancelled));
+  }
+
+  static std::string error_text(const Transfer& t, CURLcode rc) {
+    if (t.aborted) return std::string(kCancelled);
+    if (rc == CURLE_OK) return {};
+    std::string s = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(rc));
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    s += " (curl ";
+    s += std::to_string(static_cast<int>(rc));
+    s += ')';
+    return s;
+  }
+
+  // Completed transfers: detach, recycle the easy handle, then report.
+  void reap() {
+    int left = 0;
+    while (CURLMsg* m = curl_multi_info_read(multi, &left)) {
+      if (m->msg != CURLMSG_DONE) continue;
+      CURL* e = m->easy_handle;      // copy out: `m` dies with curl_multi_remove_handle
+      CURLcode rc = m->data.result;
+      Transfer* raw = nullptr;
+      curl_easy_getinfo(e, CURLINFO_PRIVATE, &raw);
+      curl_multi_remove_handle(multi, e);
+      auto node = transfers.extract(raw->id);
+      std::string err = error_text(*raw, rc);
+      release(e);
+      if (!node.empty()) finish(std::move(node.mapped()), err);
+    }
+  }
+
+  // Loop exit: everything still pending is cancelled, on this thread.
+  void shutdown() {
+    {
+      std::lock_guard lk(mu);
+      closed = true;
+      for (Op& op : queue) work.push_back(std::move(op));
+      queue.clear();
+    }
+    for (auto& [id, t] : transfers) curl_multi_remove_handle(multi, t->easy);
+    auto pending = std::move(transfers);
+    transfers.clear();
+    for (auto& [id, t] : pending) {
+      release(t->easy);
+      finish(std::move(t), std::string(kCancelled));
+    }
+    for (Op& op : work)
+      if (op.transfer) finish(std::move(op.transfer), std::string(kCancelled));
+    work.clear();
+  }
+};
+
+Client::Client() : Client(Options{}) {}
+
+Client::Client(Options options) : impl_(std::make_unique<Impl>(options)) {}
+
+Client::~Client() = default;
+
+RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
+  if (!handler) throw std::invalid_argument("llmx::http::Client::start: null handler");
+  auto t = std::make_unique<Transfer>();
+  t->id = impl_->next_id.fetch_add(1, std::memory_order_relaxed);
+  t->req = std::move(request);
+  t->handler = std::move(handler);
+  const RequestId id = t->id;
+  impl_->active.fetch_add(1, std::memory_order_acq_rel);
+  std::unique_lock lk(impl_->mu);
+  if (impl_->closed) {  // only during destruction: no loop left to call us back
+    lk.unlock();
+    impl_->finish(std::move(t), std::string(kCancelled));
+    return id;
+  }
+  const bool was_empty = impl_->queue.empty();
+  impl_->queue.push_back(Op{id, std::move(t)});
+  // One wakeup per batch: the loop drains the whole queue. Under the lock so the multi handle
+  // cannot be cleaned up concurrently.
+  if (was_empty) curl_multi_wakeup(impl_->multi);
+  return id;
+}
+
+void Client::cancel(RequestId id) {
+  if (std::this_thread::get_id() == impl_->thread.get_id()) {
+    // From a callback: silence the transfer right away; curl may still be inside it, so the
+    // removal itself happens when the loop drains the queue (or curl reports the abort).
+    if (auto it = impl_->transfers.find(id); it != impl_->transfers.end()) it->second->aborted = true;
+  }
+  std::lock_guard lk(impl_->mu);
+  if (impl_->closed) return;
+  const bool was_empty = impl_->queue.empty();
+  impl_->queue.push_back(Op{id, nullptr});
+  if (was_empty) curl_multi_wakeup(impl_->multi);
+}
+
+std::size_t Client::active() const { return impl_->active.load(std::memory_order_acquire); }
+
+Client& Client::shared() {
+  static Client instance;
+  return instance;
+}
+
+}  // namespace llmx::http

@@ -1,0 +1,85 @@
+// Streaming HTTP client: one event-loop thread drives libcurl's multi interface for every
+// request of the process, so thousands of concurrent model streams cost sockets, not threads.
+//
+// Callbacks run on the loop thread and must not block (post a message and return). For one
+// request they arrive in order: on_head at most once (skipped if the transfer fails before a
+// response head), on_body zero or more times, then exactly one on_done.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace llmx::http {
+
+struct Request {
+  std::string method = "POST";  // "POST" or "GET" (anything else is sent as a custom method)
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  long connect_timeout_ms = 10000;
+  // No overall timeout: streams can be long; idle timeouts are the caller's business.
+};
+
+struct ResponseHead {
+  long status = 0;  // final status; interim 1xx responses are never reported
+  std::vector<std::pair<std::string, std::string>> headers;  // names as received, values trimmed
+};
+
+// Value of the first header called `name` (ASCII case-insensitive), if any.
+std::optional<std::string> header(const ResponseHead& head, std::string_view name);
+
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  virtual void on_head(const ResponseHead& head) = 0;
+  // `chunk` is exactly what the socket delivered; it is valid only during the call.
+  virtual void on_body(std::string_view chunk) = 0;
+  // Empty on success (any HTTP status counts as success). Otherwise "cancelled", or curl's
+  // error text followed by the curl code, e.g. "Failed to connect to ... (curl 7)".
+  virtual void on_done(const std::string& error) = 0;
+};
+
+using RequestId = std::uint64_t;  // never 0, never reused within a Client
+
+// A handler that throws from on_head/on_body gets its transfer aborted and on_done with this.
+inline constexpr std::string_view kCancelled = "cancelled";
+
+class Client {
+ public:
+  struct Options {
+    std::size_t max_connections = 256;     // CURLMOPT_MAX_TOTAL_CONNECTIONS; extra requests queue
+    std::size_t max_host_connections = 0;  // CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited
+    bool http2 = true;  // h2 over TLS when the server offers it, HTTP/1.1 for plain http
+  };
+
+  Client();  // default options
+  explicit Client(Options options);
+  // Cancels everything still pending (on_done("cancelled") each), then joins the loop thread.
+  // Must not be called from a handler callback.
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Thread-safe, never blocks on the network. Callbacks start on the loop thread.
+  RequestId start(Request request, std::shared_ptr<Handler> handler);
+  // Thread-safe. The handler gets on_done("cancelled") unless it already got on_done; nothing
+  // after that. Called on the loop thread (from a callback), no further on_head/on_body follow.
+  void cancel(RequestId id);
+  // Requests started and not yet finished with on_done.
+  std::size_t active() const;
+
+  // Process-wide instance, created on first use, torn down at static destruction.
+  static Client& shared();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llmx::http

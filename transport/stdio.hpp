@@ -1,0 +1,19 @@
+// The stdio transport: a detached reader that splits stdin into bounded lines for a session,
+// and the single writer of stdout, which batches lines and writes once per mailbox drain.
+#pragma once
+
+#include "actors/actors.hpp"
+
+namespace llmx {
+
+// Default maximum length of one incoming line (LLMX_MAX_LINE_BYTES overrides it).
+inline constexpr uint64_t kDefaultMaxLineBytes = 16u << 20;
+uint64_t max_line_bytes();
+
+// Reads `fd` until EOF on its own thread; sends line / oversize / eof messages to `session`.
+void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd = 0);
+
+// The writer of `fd` (stdout by default), on its own thread because writes may block.
+line_writer_actor spawn_line_writer(caf::actor_system& sys, int fd = 1);
+
+}  // namespace llmx
