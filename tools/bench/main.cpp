@@ -1,0 +1,212 @@
+// llmx-bench: starts mock-llm and `llmx mcp-server` and measures what the foundation issue asks
+// for: spawn->initialize, one text turn, N parallel conversations (turns/s, failures, CPU and
+// memory per conversation), and server CPU per streamed delta. Prints a Markdown report.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "process.hpp"
+#include "protocol/json_reader.hpp"
+
+using namespace llmx;
+using namespace std::chrono;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Env {
+  std::string llmx, mock, url, home;
+};
+
+double ms_since(steady_clock::time_point t0) { return duration<double, std::milli>(steady_clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+class Server {
+ public:
+  explicit Server(const Env& env)
+      : child_({env.llmx, "mcp-server"},
+               {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}}) {}
+
+  bool initialize() {
+    child_.write_line(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
+    return wait_for({0}, seconds(10)).failures == 0;
+  }
+
+  int64_t call(const std::string& prompt) {
+    int64_t id = next_id_++;
+    child_.write_line(fmt::format(
+        R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"{}"}}}}}})",
+        id, prompt));
+    return id;
+  }
+
+  struct Outcome {
+    size_t completed = 0, failures = 0, notifications = 0;
+  };
+  // Reads until every id in `ids` has a response (or the timeout passes: the rest are failures).
+  Outcome wait_for(std::set<int64_t> ids, milliseconds timeout) {
+    Outcome out;
+    auto deadline = steady_clock::now() + timeout;
+    while (!ids.empty()) {
+      auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
+      if (left.count() <= 0) break;
+      auto line = child_.read_line(left);
+      if (!line) break;
+      try {
+        auto root = parser_.parse(*line);
+        auto obj = root.get_object().value_unsafe();
+        if (json::get(obj, "method")) {
+          ++out.notifications;
+          continue;
+        }
+        auto id = json::get_int(obj, "id");
+        if (!id || !ids.erase(*id)) continue;
+        bool is_error = json::get(obj, "error").has_value();
+        if (auto res = json::get(obj, "result"); res && res->is_object())
+          is_error |= json::get_bool(res->get_object().value_unsafe(), "isError").value_or(false);
+        ++(is_error ? out.failures : out.completed);
+      } catch (const std::exception&) {
+      }
+    }
+    out.failures += ids.size();
+    return out;
+  }
+
+  bench::Child& child() { return child_; }
+
+ private:
+  bench::Child child_;
+  json::Parser parser_;
+  int64_t next_id_ = 1;
+};
+
+std::string exe_dir() { return fs::read_symlink("/proc/self/exe").parent_path().string(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"llmx-bench: latency, throughput and cost of llmx mcp-server against mock-llm"};
+  Env env;
+  env.llmx = exe_dir() + "/llmx";
+  env.mock = exe_dir() + "/mock-llm";
+  std::vector<int> parallel = {1, 10, 100, 500, 1000};
+  std::string readme;
+  int deltas = 2000;
+  app.add_option("--llmx", env.llmx, "llmx binary");
+  app.add_option("--mock", env.mock, "mock-llm binary");
+  app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
+  app.add_option("--readme", readme, "Write the report between the bench markers of this README");
+  CLI11_PARSE(app, argc, argv);
+
+  auto home = fs::temp_directory_path() / fmt::format("llmx-bench-{}", getpid());
+  fs::create_directories(home);
+  env.home = home.string();
+  bench::Child mock({env.mock, "--max-threads", "2048"}, {});
+  auto url = mock.read_line(seconds(10));
+  if (!url) {
+    fmt::print(stderr, "mock-llm did not start\n");
+    return 1;
+  }
+  env.url = *url;
+
+  std::string report;
+  auto row = [&](std::string s) {
+    fmt::print("{}\n", s);
+    std::fflush(stdout);
+    report += s + "\n";
+  };
+  row("| measurement | result |");
+  row("|---|---|");
+
+  // 1. spawn -> initialize
+  {
+    std::vector<double> samples;
+    for (int i = 0; i < 20; ++i) {
+      auto t0 = steady_clock::now();
+      Server s(env);
+      if (!s.initialize()) continue;
+      samples.push_back(ms_since(t0));
+      s.child().close_stdin();
+      s.child().wait(seconds(5));
+    }
+    row(fmt::format("| spawn → initialize response (median of {}) | {:.2f} ms |", samples.size(), median(samples)));
+  }
+
+  // 2. one text turn, sequential
+  {
+    Server s(env);
+    s.initialize();
+    std::vector<double> samples;
+    for (int i = 0; i < 50; ++i) {
+      auto t0 = steady_clock::now();
+      auto id = s.call("hello @mock:text deltas=4");
+      if (s.wait_for({id}, seconds(10)).completed == 1) samples.push_back(ms_since(t0));
+    }
+    std::sort(samples.begin(), samples.end());
+    row(fmt::format("| one text turn, tools/call → result (median / p90 of 50) | {:.2f} ms / {:.2f} ms |",
+                    median(samples), samples.empty() ? 0.0 : samples[samples.size() * 9 / 10]));
+  }
+
+  // 3. N parallel conversations in one process
+  for (int n : parallel) {
+    Server s(env);
+    s.initialize();
+    long rss0 = s.child().peak_rss_kib();
+    double cpu0 = s.child().cpu_seconds();
+    auto t0 = steady_clock::now();
+    std::set<int64_t> ids;
+    for (int i = 0; i < n; ++i) ids.insert(s.call("parallel @mock:text deltas=8"));
+    auto out = s.wait_for(ids, seconds(300));
+    double wall = ms_since(t0) / 1000.0;
+    double cpu = s.child().cpu_seconds() - cpu0;
+    long rss = s.child().peak_rss_kib();
+    row(fmt::format("| {} parallel conversations | {:.0f} turns/s, {} failed, server CPU {:.3f} s ({:.3f} ms per "
+                    "conversation+turn), peak RSS {:.1f} MB ({:+.1f} MB over idle) |",
+                    n, out.completed / wall, out.failures, cpu, cpu * 1000.0 / n, rss / 1024.0,
+                    (rss - rss0) / 1024.0));
+  }
+
+  // 4. server CPU per streamed delta
+  {
+    Server s(env);
+    s.initialize();
+    auto warm = s.call(fmt::format("warm @mock:long deltas={}", deltas));
+    s.wait_for({warm}, seconds(60));
+    double cpu0 = s.child().cpu_seconds();
+    const int turns = 10;
+    size_t notes = 0;
+    for (int i = 0; i < turns; ++i) {
+      auto id = s.call(fmt::format("long @mock:long deltas={}", deltas));
+      notes += s.wait_for({id}, seconds(60)).notifications;
+    }
+    double cpu = s.child().cpu_seconds() - cpu0;
+    row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas, {} notifications) | {:.2f} µs |", turns,
+                    deltas, notes, cpu * 1e6 / (turns * deltas)));
+  }
+
+  fs::remove_all(home);
+  if (!readme.empty()) {
+    std::ifstream in(readme);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto a = text.find("<!-- bench:start -->");
+    auto b = text.find("<!-- bench:end -->");
+    if (a != std::string::npos && b != std::string::npos && b > a) {
+      text = text.substr(0, a) + "<!-- bench:start -->\n" + report + text.substr(b);
+      std::ofstream(readme) << text;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,120 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace llmx::bench {
+
+Child::Child(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  in_ = in[1];
+  out_ = out[0];
+}
+
+Child::~Child() {
+  if (in_ >= 0) close(in_);
+  if (out_ >= 0) close(out_);
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+void Child::write_raw(const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(in_, data.data() + off, data.size() - off);
+    if (n <= 0) throw std::runtime_error("write to child failed");
+    off += static_cast<size_t>(n);
+  }
+}
+
+void Child::write_line(const std::string& line) { write_raw(line + "\n"); }
+
+std::optional<std::string> Child::read_line(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    auto nl = buf_.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buf_.substr(0, nl);
+      buf_.erase(0, nl + 1);
+      return line;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    pollfd p{out_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char tmp[65536];
+    ssize_t n = ::read(out_, tmp, sizeof tmp);
+    if (n <= 0) return std::nullopt;
+    buf_.append(tmp, static_cast<size_t>(n));
+  }
+}
+
+void Child::close_stdin() {
+  if (in_ >= 0) close(in_);
+  in_ = -1;
+}
+
+int Child::wait(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    usleep(2000);
+  }
+  return -1;
+}
+
+double Child::cpu_seconds() const {
+  std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto close_paren = content.rfind(')');
+  if (close_paren == std::string::npos) return 0;
+  std::istringstream rest(content.substr(close_paren + 2));
+  std::string field;
+  unsigned long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoul(field);
+    if (i == 15) stime = std::stoul(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+long Child::peak_rss_kib() const {
+  std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return 0;
+}
+
+}  // namespace llmx::bench

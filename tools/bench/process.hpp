@@ -1,0 +1,37 @@
+// Minimal child-process plumbing for the benchmark: spawn with pipes, line reads with timeout,
+// and /proc readings of the child's CPU time and peak memory.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmx::bench {
+
+class Child {
+ public:
+  Child(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+  ~Child();
+  pid_t pid() const { return pid_; }
+  void write_line(const std::string& line);
+  void write_raw(const std::string& data);
+  // Next stdout line, or nullopt on timeout / EOF.
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout);
+  void close_stdin();
+  int wait(std::chrono::milliseconds timeout);  // exit code, -1 on timeout (then killed)
+
+  // utime+stime in seconds, and VmHWM (peak RSS) in KiB, read from /proc.
+  double cpu_seconds() const;
+  long peak_rss_kib() const;
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buf_;
+};
+
+}  // namespace llmx::bench
