@@ -124,7 +124,7 @@ void ChatStreamParser::handle_chunk(json::Object chunk, std::vector<ModelEvent>&
     }
     if (auto tc = delta.at_key("tool_calls"); !tc.error() && tc.value_unsafe().is_array()) {
       size_t position = 0;
-      for (auto call : tc.value_unsafe().get_array().value_unsafe()) {
+      for (auto arr = tc.value_unsafe().get_array().value_unsafe(); auto call : arr) {
         if (call.is_object()) handle_tool_call(call.get_object().value_unsafe(), position);
         ++position;
       }

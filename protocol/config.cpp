@@ -32,13 +32,13 @@ std::unique_ptr<toml::node> json_to_toml(json::Element e) {
     case T::BOOL: return std::make_unique<toml::value<bool>>(e.get_bool().value_unsafe());
     case T::ARRAY: {
       auto arr = std::make_unique<toml::array>();
-      for (auto item : e.get_array().value_unsafe())
+      for (auto items = e.get_array().value_unsafe(); auto item : items)
         if (auto n = json_to_toml(item)) arr->push_back(std::move(*n));
       return arr;
     }
     case T::OBJECT: {
       auto tbl = std::make_unique<toml::table>();
-      for (auto [k, v] : e.get_object().value_unsafe())
+      for (auto obj = e.get_object().value_unsafe(); auto [k, v] : obj)
         if (auto n = json_to_toml(v)) tbl->insert_or_assign(std::string(k), std::move(*n));
       return tbl;
     }

@@ -205,7 +205,7 @@ void read_value(Element e, T& x) {
     if (!e.is_array()) type_error(e, "array");
     x.clear();
     size_t i = 0;
-    for (Element item : e.get_array().value_unsafe()) {
+    for (auto arr = e.get_array().value_unsafe(); Element item : arr) {
       try {
         read_value(item, x.emplace_back());
       } catch (const DecodeError& err) {
@@ -216,7 +216,7 @@ void read_value(Element e, T& x) {
   } else if constexpr (is_string_map<T>::value) {
     if (!e.is_object()) type_error(e, "object");
     x.clear();
-    for (auto [k, v] : e.get_object().value_unsafe()) {
+    for (auto obj = e.get_object().value_unsafe(); auto [k, v] : obj) {
       try {
         read_value(v, x[std::string(k)]);
       } catch (const DecodeError& err) {

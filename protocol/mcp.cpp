@@ -109,7 +109,7 @@ ConfigOverrides LlmxToolArgs::to_overrides() const {
     json::Parser p;
     auto root = p.parse(config->text);
     if (!root.is_object()) throw json::DecodeError("invalid type: expected object", "config");
-    for (auto [k, v] : root.get_object().value_unsafe())
+    for (auto obj = root.get_object().value_unsafe(); auto [k, v] : obj)
       o.json_overrides.emplace_back(std::string(k), RawJson{json::to_text(v)});
   }
   return o;
