@@ -3,7 +3,7 @@
 //
 //  stdin ─► stdio reader ─► protocol session ─► conversation manager ─► conversation
 //  stdout ◄─ stdio writer ◄─┘        ▲                                    │  ▲
-//                                    └──────── ConversationEvent ─────────┘  │
+//                                    └──────── ConversationEvents ────────┘  │
 //                                             turn executor ◄─ TaskSpec ─────┘
 //                                               │    ▲
 //                                  ModelRequest ▼    │ ModelEvents
@@ -35,8 +35,8 @@ using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
-    // One event of a conversation this sink subscribed to; per conversation, in order.
-    caf::reacts_to<ConversationEvent>>;
+    // Events of a conversation this sink subscribed to; per conversation, in order.
+    caf::reacts_to<ConversationEvents>>;
 
 // Serialises every outgoing line onto stdout (the only writer of stdout).
 using line_writer_actor = caf::typed_actor<
@@ -96,8 +96,8 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<subscribe_atom, event_sink_actor>,
     // Stop receiving events.
     caf::reacts_to<unsubscribe_atom, event_sink_actor>,
-    // From the running turn executor: an event to record and fan out.
-    caf::reacts_to<Event>,
+    // From the running turn executor: events to record and fan out, in order.
+    caf::reacts_to<std::vector<Event>>,
     // From the running turn executor: items to append to the history.
     caf::reacts_to<RecordItems>,
     // From the running turn executor: the task has ended.

@@ -26,9 +26,18 @@ struct ConversationState {
 
 using conversation_ptr = conversation_actor::stateful_pointer<ConversationState>;
 
+void emit(conversation_ptr self, std::vector<Event> events) {
+  if (events.empty()) return;
+  ConversationEvents batch{self->state.id, std::move(events)};
+  auto& subs = self->state.subscribers;
+  for (size_t i = 0; i + 1 < subs.size(); ++i) self->send(subs[i], batch);
+  if (!subs.empty()) self->send(subs.back(), std::move(batch));
+}
+
 void emit(conversation_ptr self, Event ev) {
-  ConversationEvent ce{self->state.id, std::move(ev)};
-  for (auto& s : self->state.subscribers) self->send(s, ce);
+  std::vector<Event> one;
+  one.push_back(std::move(ev));
+  emit(self, std::move(one));
 }
 
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input) {
@@ -128,7 +137,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
         auto& subs = self->state.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
       },
-      [=](Event& ev) { emit(self, std::move(ev)); },
+      [=](std::vector<Event>& events) { emit(self, std::move(events)); },
       [=](RecordItems& rec) {
         auto& h = self->state.history;
         h.insert(h.end(), std::make_move_iterator(rec.items.begin()), std::make_move_iterator(rec.items.end()));

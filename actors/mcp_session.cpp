@@ -56,10 +56,7 @@ void finish(mcp_ptr self) {
       .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
 }
 
-void call_ended(mcp_ptr self, const std::string& conversation_id) {
-  self->state.calls.erase(conversation_id);
-  if (self->state.shutting_down && self->state.calls.empty()) finish(self);
-}
+void call_ended(mcp_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
 
 // Decodes typed params; on failure answers -32602 naming the field and returns nullopt.
 template <class P>
@@ -196,32 +193,52 @@ void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
   }
 }
 
-void on_event(mcp_ptr self, ConversationEvent& ce) {
+// Handles one event of a call; returns false once the call has ended.
+bool on_event(mcp_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
   auto& st = self->state;
-  auto it = st.calls.find(ce.conversation_id);
-  if (it == st.calls.end()) return;
+  auto it = st.calls.find(conversation_id);
+  if (it == st.calls.end()) return false;
   auto& call = it->second;
-  const auto& ev = ce.event;
-  if (ev.id != call.sub_id) return;
+  if (ev.id != call.sub_id) return true;
+  auto add = [&](std::string line) {
+    if (!lines.empty()) lines.push_back('\n');
+    lines.append(line);
+  };
   if (!call.cancelled) {
-    write(self, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
+    add(st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
     if (call.progress_token)
-      write(self, st.rpc.notification("notifications/progress",
-                                      mcp::progress_params(*call.progress_token, ++call.progress, ev)));
+      add(st.rpc.notification("notifications/progress", mcp::progress_params(*call.progress_token, ++call.progress, ev)));
   }
+  // The final reply goes out after the notifications before it (task_complete first, §2.8).
+  auto reply_now = [&](std::string_view result) {
+    add(st.rpc.result(call.request_id, result));
+  };
+  const auto& ce_id = conversation_id;
   if (auto* err = ev.msg.get_if<ErrorEvent>()) {
-    if (!call.answered && !call.cancelled) reply(self, call.request_id, mcp::tool_result(ce.conversation_id, err->message, true));
+    if (!call.answered && !call.cancelled) reply_now(mcp::tool_result(ce_id, err->message, true));
     call.answered = true;
   } else if (auto* done = ev.msg.get_if<TaskCompleteEvent>()) {
     if (!call.answered && !call.cancelled)
-      reply(self, call.request_id, mcp::tool_result(ce.conversation_id, done->last_agent_message.value_or(""), false));
-    call_ended(self, ce.conversation_id);
+      reply_now(mcp::tool_result(ce_id, done->last_agent_message.value_or(""), false));
+    call_ended(self, ce_id);
+    return false;
   } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
     // A cancelled request gets no reply at all (MCP cancellation rules, P6).
     if (!call.answered && !call.cancelled)
-      reply(self, call.request_id, mcp::tool_result(ce.conversation_id, "Turn aborted: " + aborted->reason, true));
-    call_ended(self, ce.conversation_id);
+      reply_now(mcp::tool_result(ce_id, "Turn aborted: " + aborted->reason, true));
+    call_ended(self, ce_id);
+    return false;
   }
+  return true;
+}
+
+void on_events(mcp_ptr self, ConversationEvents& batch) {
+  std::string lines;
+  for (const auto& ev : batch.events)
+    if (!on_event(self, batch.conversation_id, ev, lines)) break;
+  if (!lines.empty()) write(self, std::move(lines));
+  // After eof, the last call's final lines are queued before the writer is told to stop.
+  if (self->state.shutting_down && self->state.calls.empty()) finish(self);
 }
 
 session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor writer,
@@ -261,7 +278,7 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
         self->delayed_send(self, std::chrono::seconds(5), shutdown_atom::value);
       },
       [=](shutdown_atom) { finish(self); },
-      [=](ConversationEvent& ce) { on_event(self, ce); },
+      [=](ConversationEvents& batch) { on_events(self, batch); },
   };
 }
 

@@ -4,7 +4,7 @@ namespace llmx {
 
 void add_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<Event>("llmx::Event");
-  cfg.add_message_type<ConversationEvent>("llmx::ConversationEvent");
+  cfg.add_message_type<ConversationEvents>("llmx::ConversationEvents");
   cfg.add_message_type<Submission>("llmx::Submission");
   cfg.add_message_type<Config>("llmx::Config");
   cfg.add_message_type<SessionConfiguredEvent>("llmx::SessionConfiguredEvent");

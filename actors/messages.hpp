@@ -13,11 +13,12 @@
 
 namespace llmx {
 
-// One event of one conversation, as delivered to subscribers.
-struct ConversationEvent {
+// Events of one conversation, in order, as delivered to subscribers. Batched: one message per
+// burst (e.g. everything one network read produced) keeps the per-delta cost low.
+struct ConversationEvents {
   std::string conversation_id;
-  Event event;
-  LLMX_FIELDS(v("conversation_id", s.conversation_id); v("event", s.event))
+  std::vector<Event> events;
+  LLMX_FIELDS(v("conversation_id", s.conversation_id); v("events", s.events))
 };
 
 // Everything a turn executor needs to run one task.

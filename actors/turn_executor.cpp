@@ -19,6 +19,7 @@ struct TurnExecutorState {
   std::optional<model_streamer_actor> streamer;
   uint64_t seq = 0;
   bool done = false;
+  std::vector<Event> outbox;  // events of the current message, sent as one batch
   static inline const char* name = "llmx.turn_executor";
 };
 
@@ -27,7 +28,16 @@ namespace {
 using executor_ptr = turn_executor_actor::stateful_pointer<TurnExecutorState>;
 
 void emit(executor_ptr self, EventMsg msg) {
-  self->send(self->state.conversation, Event{self->state.spec.sub_id, std::move(msg)});
+  self->state.outbox.push_back(Event{self->state.spec.sub_id, std::move(msg)});
+}
+
+// Sends what this message produced; called before anything else goes to the conversation so
+// the conversation sees events and records in the order they happened.
+void flush(executor_ptr self) {
+  auto& st = self->state;
+  if (st.outbox.empty()) return;
+  self->send(st.conversation, std::move(st.outbox));
+  st.outbox = {};
 }
 
 void emit_all(executor_ptr self, std::vector<EventMsg>& msgs) {
@@ -42,6 +52,7 @@ void record(executor_ptr self, std::vector<ResponseItem> items) {
     self->state.history.push_back(it);
     emit(self, RawResponseItemEvent{it});
   }
+  flush(self);
   self->send(self->state.conversation, RecordItems{std::move(items)});
 }
 
@@ -54,6 +65,7 @@ void end_task(executor_ptr self, bool aborted) {
     emit(self, TurnAbortedEvent{"interrupted"});
   else
     emit(self, TaskCompleteEvent{st.logic->last_agent_message()});
+  flush(self);
   self->send(st.conversation, TaskDone{st.spec.sub_id, aborted});
   self->quit();
 }
@@ -120,6 +132,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         auto item = st.logic->user_input(st.spec.input, out);
         record(self, {std::move(item)});
         emit_all(self, out);
+        flush(self);
         send_request(self);
       },
       [=](interrupt_atom) { end_task(self, true); },
@@ -131,12 +144,14 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         st.logic->on_model_events(batch.events, out);
         emit_all(self, out);
         if (st.logic->response_complete()) on_response_complete(self);
+        flush(self);
       },
       [=](ModelRetrying& r) {
         auto& st = self->state;
         if (st.done || r.seq != st.seq) return;
         st.logic->reset_response();
         emit(self, StreamErrorEvent{r.message});
+        flush(self);
       },
       [=](ModelFailed& f) {
         auto& st = self->state;

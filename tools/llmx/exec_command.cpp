@@ -48,19 +48,21 @@ int run_exec(const ExecOptions& options) {
       bool done = false;
       bool printed = false;
       self->receive_while([&] { return !done; })(
-          [&](ConversationEvent& ce) {
-            const auto& msg = ce.event.msg;
-            if (options.json) out(json::to_json(ce.event) + "\n");
-            if (auto* d = msg.get_if<AgentMessageDeltaEvent>()) {
-              if (!options.json) out(d->delta);
-              printed = true;
-            } else if (auto* e = msg.get_if<ErrorEvent>()) {
-              failure = e->message;
-            } else if (msg.is<TaskCompleteEvent>()) {
-              done = true;
-            } else if (auto* a = msg.get_if<TurnAbortedEvent>()) {
-              failure = "turn aborted: " + a->reason;
-              done = true;
+          [&](ConversationEvents& batch) {
+            for (const auto& ev : batch.events) {
+              const auto& msg = ev.msg;
+              if (options.json) out(json::to_json(ev) + "\n");
+              if (auto* d = msg.get_if<AgentMessageDeltaEvent>()) {
+                if (!options.json) out(d->delta);
+                printed = true;
+              } else if (auto* e = msg.get_if<ErrorEvent>()) {
+                failure = e->message;
+              } else if (msg.is<TaskCompleteEvent>()) {
+                done = true;
+              } else if (auto* a = msg.get_if<TurnAbortedEvent>()) {
+                failure = "turn aborted: " + a->reason;
+                done = true;
+              }
             }
           },
           [&](const std::string&) {});  // the submission id reply
