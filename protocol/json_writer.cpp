@@ -1,6 +1,7 @@
 #include "protocol/json_writer.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -46,6 +47,18 @@ void append_escaped(std::string& out, std::string_view s) {
     out.append(s.data() + run, end - run);
   };
   while (i < s.size()) {
+    // Fast path: skip 8 plain ASCII bytes at a time (no control char, quote, backslash, high bit).
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+      uint64_t ctrl = (w - ones * 0x20) & ~w;                 // bytes < 0x20 (or >= 0x80)
+      uint64_t quote = ((w ^ (ones * '"')) - ones) & ~(w ^ (ones * '"'));
+      uint64_t slash = ((w ^ (ones * '\\')) - ones) & ~(w ^ (ones * '\\'));
+      if (((ctrl | quote | slash) & highs) != 0 || (w & highs) != 0) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
       ++i;

@@ -136,3 +136,13 @@ TEST_CASE("raw JSON values are kept verbatim and compact") {
   CHECK(h.value.text == R"({"a":[1,2,{"b":null}]})");
   CHECK(json::to_json(h) == R"({"value":{"a":[1,2,{"b":null}]}})");
 }
+
+TEST_CASE("escaping finds special bytes at every offset of the 8-byte fast path") {
+  for (std::string special : {"\"", "\\", "\n", "\x01", "\x1f", "\xc3\xa9", "\xff", "\x7f"}) {
+    for (size_t pos = 0; pos < 24; ++pos) {
+      std::string s(24, 'a');
+      s.insert(pos, special);
+      CHECK(roundtrip_string(s) == json::sanitize_utf8(s));
+    }
+  }
+}
