@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/error.hpp>
+#include <caf/sec.hpp>
 #include <caf/meta/type_name.hpp>
 
 #include "protocol/reflect.hpp"
@@ -62,6 +63,7 @@ caf::error value(Inspector& f, T& x) {
     if constexpr (Inspector::writes_state) {
       // Re-create the alternative with this index before loading into it.
       using V = decltype(x.value);
+      if (index >= std::variant_size_v<V>) return caf::make_error(caf::sec::invalid_argument);
       [&]<size_t... Is>(std::index_sequence<Is...>) {
         ((Is == index ? (void)(x.value = V{std::in_place_index<Is>}) : (void)0), ...);
       }(std::make_index_sequence<std::variant_size_v<V>>{});

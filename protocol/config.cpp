@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -67,7 +68,8 @@ void set_path(toml::table& root, std::string_view path, toml::node&& value) {
   }
 }
 
-void apply_cli_override(toml::table& root, const std::string& raw) {
+// Returns the (trimmed) key path it set.
+std::string apply_cli_override(toml::table& root, const std::string& raw) {
   auto eq = raw.find('=');
   if (eq == std::string::npos) throw ConfigError(fmt::format("Invalid override (missing '='): {}", raw));
   auto trim = [](std::string s) {
@@ -82,7 +84,7 @@ void apply_cli_override(toml::table& root, const std::string& raw) {
     auto parsed = toml::parse("_x_ = " + value);
     if (auto* node = parsed.get("_x_")) {
       set_path(root, key, std::move(*node));
-      return;
+      return key;
     }
   } catch (const toml::parse_error&) {
   }
@@ -90,6 +92,7 @@ void apply_cli_override(toml::table& root, const std::string& raw) {
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
     value = value.substr(1, value.size() - 2);
   set_path(root, key, toml::value<std::string>(value));
+  return key;
 }
 
 template <class T>
@@ -148,11 +151,16 @@ Config load_config(const ConfigOverrides& o) {
                                     err.description()));
     }
   }
-  for (const auto& raw : o.cli_overrides) apply_cli_override(root, raw);
+  // Keys set by `-c` / JSON overrides: they win over the profile's value for the same key.
+  std::set<std::string, std::less<>> overridden;
+  for (const auto& raw : o.cli_overrides) overridden.insert(apply_cli_override(root, raw));
   for (const auto& [key, value] : o.json_overrides) {
     json::Parser p;
     auto node = json_to_toml(p.parse(value.text));
-    if (node) set_path(root, key, std::move(*node));
+    if (node) {
+      set_path(root, key, std::move(*node));
+      overridden.insert(key);
+    }
   }
 
   // Profile values sit between the top level and the overrides for the keys a profile may set.
@@ -165,7 +173,7 @@ Config load_config(const ConfigOverrides& o) {
     if (!profile) throw ConfigError(fmt::format("{}: config profile `{}` not found", file, *profile_name));
   }
   auto pick = [&]<class T>(std::string_view key) -> std::optional<T> {
-    if (profile)
+    if (profile && !overridden.count(key))
       if (auto v = get_as<T>(*profile, key, file + " [profiles." + *profile_name + "]")) return v;
     return get_as<T>(root, key, file);
   };

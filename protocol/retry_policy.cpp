@@ -24,6 +24,7 @@ std::optional<int64_t> retry_after_ms(std::string_view v) {
   int64_t secs = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
   if (ec != std::errc() || p != v.data() + v.size() || secs < 0) return std::nullopt;
+  if (secs > INT64_MAX / 1000) return std::nullopt;  // would overflow as milliseconds
   return secs * 1000;
 }
 
