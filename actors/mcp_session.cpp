@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "protocol/ids.hpp"
+#include "protocol/log.hpp"
 #include "protocol/json_codec.hpp"
 #include "protocol/mcp.hpp"
 
@@ -159,7 +160,14 @@ void handle_request(mcp_ptr self, const rpc::Incoming& in) {
     st.client_suffix = p->clientInfo.name + "; " + p->clientInfo.version;
     return reply(self, in.id, mcp::initialize_result(mcp::negotiate_version(p->protocolVersion), user_agent(st.client_suffix)));
   }
-  if (m == "ping" || m == "logging/setLevel") return reply(self, in.id, "{}");
+  if (m == "ping") return reply(self, in.id, "{}");
+  if (m == "logging/setLevel") {
+    auto p = decode<mcp::SetLevelParams>(self, in);
+    if (!p) return;
+    if (!log::set_level(p->level))
+      return reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: unknown log level `{}`", p->level));
+    return reply(self, in.id, "{}");
+  }
   if (m == "tools/list") return reply(self, in.id, mcp::tools_list_result());
   if (m == "resources/list") return reply(self, in.id, R"({"resources":[]})");
   if (m == "resources/templates/list") return reply(self, in.id, R"({"resourceTemplates":[]})");
@@ -180,7 +188,10 @@ void handle_request(mcp_ptr self, const rpc::Incoming& in) {
 }
 
 void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
-  if (in.method != "notifications/cancelled" || !in.params || !in.params->is_object()) return;
+  if (in.method != "notifications/cancelled" || !in.params || !in.params->is_object()) {
+    log::debug("notification `{}` ignored", in.method);
+    return;
+  }
   auto obj = in.params->get_object().value_unsafe();
   auto rid = obj.at_key("requestId");
   if (rid.error()) return;
@@ -260,7 +271,9 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
           case rpc::Incoming::Kind::invalid: return reply_error(self, in.id, in.invalid_code, in.invalid_reason);
           case rpc::Incoming::Kind::response:
           case rpc::Incoming::Kind::error_response:
-            return;  // no server->client requests are pending before approvals exist
+            // No server->client requests are pending before approvals exist.
+            log::warn("reply to unknown request id {} ignored", in.id.json);
+            return;
         }
       },
       [=](oversize_atom, uint64_t limit) {

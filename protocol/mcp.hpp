@@ -36,6 +36,11 @@ std::string initialize_result(const std::string& version, const std::string& use
 // `tools/list` result: both tools with input and output schemas (P5).
 std::string tools_list_result();
 
+struct SetLevelParams {
+  std::string level;
+  LLMX_FIELDS(v("level", s.level))
+};
+
 struct CallMeta {
   RawJson progressToken;
   LLMX_FIELDS(v("progressToken", s.progressToken))
