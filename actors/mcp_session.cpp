@@ -32,6 +32,9 @@ struct McpState {
   bool initialized = false;
   std::string client_suffix;
   std::map<std::string, ActiveCall> calls;  // by conversation id
+  // tools/call requests whose conversation is still being created or looked up, by id JSON;
+  // true once a notifications/cancelled arrived for it.
+  std::map<std::string, bool> starting;
   bool shutting_down = false;
   bool finished = false;
   static inline const char* name = "llmx.mcp_session";
@@ -74,10 +77,15 @@ std::optional<P> decode(mcp_ptr self, const rpc::Incoming& in) {
 void start_turn(mcp_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
   ActiveCall call{id, sub_id, conv, std::move(progress)};
+  auto starting = self->state.starting.find(id.json);
+  if (starting != self->state.starting.end()) {
+    call.cancelled = starting->second;  // cancelled before its conversation was ready
+    self->state.starting.erase(starting);
+  }
   self->state.calls[conv_id] = call;
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-  Submission sub{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}};
-  self->request(conv, caf::infinite, submit_atom::value, std::move(sub)).then([](const std::string&) {});
+  caf::anon_send(conv, submit_atom::value, Submission{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}});
+  if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
 }
 
 void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
@@ -107,6 +115,7 @@ void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCall
   std::optional<RawJson> progress;
   if (params._meta && !params._meta->progressToken.is_null()) progress = params._meta->progressToken;
   auto id = in.id;
+  self->state.starting.emplace(id.json, false);
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
@@ -115,6 +124,7 @@ void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCall
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
           [=](caf::error& err) {
+            self->state.starting.erase(id.json);
             reply(self, id, mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
           });
 }
@@ -141,12 +151,16 @@ void handle_reply_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCal
   if (params._meta && !params._meta->progressToken.is_null()) progress = params._meta->progressToken;
   auto id = in.id;
   auto conv_id = args.conversationId;
+  self->state.starting.emplace(id.json, false);
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
       .then(
           [=](conversation_actor conv) {
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
-          [=](caf::error&) { reply(self, id, mcp::tool_error("Session not found for conversation_id: " + conv_id)); });
+          [=](caf::error&) {
+            self->state.starting.erase(id.json);
+            reply(self, id, mcp::tool_error("Session not found for conversation_id: " + conv_id));
+          });
 }
 
 void handle_request(mcp_ptr self, const rpc::Incoming& in) {
@@ -196,6 +210,10 @@ void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
   auto rid = obj.at_key("requestId");
   if (rid.error()) return;
   std::string rid_json = json::to_text(rid.value_unsafe());
+  if (auto it = self->state.starting.find(rid_json); it != self->state.starting.end()) {
+    it->second = true;
+    return;
+  }
   for (auto& [conv_id, call] : self->state.calls) {
     if (call.request_id.json != rid_json || call.cancelled) continue;
     call.cancelled = true;

@@ -1,0 +1,176 @@
+// Embedding llmx in a host CAF program (actors/engine.hpp): the host owns the actor system
+// config and the actor system, starts the engine in it, and drives one conversation with typed
+// messages only — no JSON anywhere. Exit code 0 = pass.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/engine.hpp"
+#include "test/support/child_process.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+int failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (false)
+
+// The host's own subscriber: a typed event sink that hands every event to a listener actor
+// (here the scoped actor driving the test) and counts them.
+struct SinkState {
+  llmx::event_sink_actor listener;
+  size_t received = 0;
+  static inline const char* name = "host.event_sink";
+};
+
+llmx::event_sink_actor::behavior_type forwarding_sink(llmx::event_sink_actor::stateful_pointer<SinkState> self,
+                                                      llmx::event_sink_actor listener) {
+  self->state.listener = std::move(listener);
+  return {
+      [=](llmx::ConversationEvents& batch) {
+        self->state.received += batch.events.size();
+        self->send(self->state.listener, std::move(batch));
+      },
+  };
+}
+
+constexpr const char* kExpected = "Hello from mock-llm. This is a streamed answer.";
+
+int run() {
+  // The model: mock-llm on a free port (it exits with us: stdin EOF and parent-death signal).
+  llmx::test::ChildProcess mock({.argv = {MOCK_LLM_BIN, "--exit-on-stdin-eof"}});
+  auto url = mock.read_line();
+  if (!url || url->rfind("http://", 0) != 0) {
+    std::fprintf(stderr, "mock-llm did not print its URL; stderr: %s\n", mock.stderr_so_far().c_str());
+    return 1;
+  }
+  char home_tmpl[] = "/tmp/llmx-embed-XXXXXX";
+  if (!::mkdtemp(home_tmpl)) return 1;
+  const std::string home = home_tmpl;
+  ::setenv("LLMX_HOME", home.c_str(), 1);
+  ::setenv("LLMX_BASE_URL", url->c_str(), 1);
+  ::setenv("LLMX_API_KEY", "test", 1);
+
+  {
+    // The host's configuration and actor system; llmx only registers its message types.
+    caf::actor_system_config cfg;
+    llmx::add_message_types(cfg);
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    caf::actor_system sys{cfg};
+    auto engine = llmx::start_engine(sys);
+    {
+      caf::scoped_actor self{sys};
+      llmx::Config config = llmx::load_config({});
+      EXPECT(config.provider.base_url == *url);
+
+      std::optional<llmx::conversation_actor> conv;
+      llmx::SessionConfiguredEvent configured;
+      self->request(engine.manager, 10s, llmx::new_conv_atom::value, config)
+          .receive(
+              [&](llmx::conversation_actor c, llmx::SessionConfiguredEvent sc) {
+                conv = std::move(c);
+                configured = std::move(sc);
+              },
+              [&](caf::error& err) { std::fprintf(stderr, "new conversation failed: %s\n", sys.render(err).c_str()); });
+      if (!conv) return 1;
+      EXPECT(configured.session_id.size() == 36);
+      EXPECT(configured.model == config.model);
+
+      // Find the same conversation by id.
+      bool found = false;
+      self->request(engine.manager, 10s, llmx::find_conv_atom::value, configured.session_id)
+          .receive([&](llmx::conversation_actor c) { found = c == *conv; }, [&](caf::error&) {});
+      EXPECT(found);
+
+      auto sink = sys.spawn(forwarding_sink, caf::actor_cast<llmx::event_sink_actor>(self));
+      self->send(*conv, llmx::subscribe_atom::value, sink);
+
+      std::string sub_id;
+      self->request(*conv, 10s, llmx::submit_atom::value, llmx::text_submission("@mock:text deltas=5", "host-1"))
+          .receive([&](const std::string& id) { sub_id = id; },
+                   [&](caf::error& err) { std::fprintf(stderr, "submit failed: %s\n", sys.render(err).c_str()); });
+      EXPECT(sub_id == "host-1");
+
+      // Typed events until task_complete (bounded: 10 s of silence fails the test).
+      std::vector<std::string> kinds;
+      std::string deltas;
+      size_t delta_count = 0;
+      std::optional<std::string> last_message;
+      bool done = false, timed_out = false;
+      self->receive_while([&] { return !done && !timed_out; })(
+          [&](llmx::ConversationEvents& batch) {
+            EXPECT(batch.conversation_id == configured.session_id);
+            EXPECT(!batch.events.empty());
+            for (const auto& ev : batch.events) {
+              EXPECT(ev.id == sub_id);
+              const auto& msg = ev.msg;
+              kinds.emplace_back(msg.kind());
+              if (auto* d = msg.get_if<llmx::AgentMessageDeltaEvent>()) {
+                deltas += d->delta;
+                ++delta_count;
+              } else if (auto* c = msg.get_if<llmx::TaskCompleteEvent>()) {
+                last_message = c->last_agent_message;
+                done = true;
+              } else if (auto* e = msg.get_if<llmx::ErrorEvent>()) {
+                std::fprintf(stderr, "error event: %s\n", e->message.c_str());
+                ++failures;
+              }
+            }
+          },
+          caf::after(10s) >> [&] {
+            std::fprintf(stderr, "timed out waiting for events (got %zu)\n", kinds.size());
+            timed_out = true;
+          });
+      EXPECT(done);
+      EXPECT(!kinds.empty() && kinds.front() == "task_started");
+      EXPECT(!kinds.empty() && kinds.back() == "task_complete");
+      EXPECT(delta_count == 5);
+      EXPECT(deltas == kExpected);
+      EXPECT(last_message && *last_message == kExpected);
+
+      // The engine shuts down on request; then the host's own actors.
+      bool shut = false;
+      self->request(engine.manager, 10s, llmx::shutdown_atom::value)
+          .receive([&](bool) { shut = true; }, [&](caf::error& err) {
+            std::fprintf(stderr, "shutdown failed: %s\n", sys.render(err).c_str());
+          });
+      EXPECT(shut);
+      self->send_exit(sink, caf::exit_reason::user_shutdown);
+    }
+    // ~actor_system waits for every actor: a leaked engine actor would hang here (the alarm
+    // in main turns that into a failure).
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(home, ec);
+  mock.terminate();
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  ::alarm(60);  // never hang: SIGALRM ends the process with a failure status
+  int rc = 1;
+  try {
+    rc = run();
+  } catch (const std::exception& err) {
+    std::fprintf(stderr, "exception: %s\n", err.what());
+    rc = 1;
+  }
+  std::fprintf(stderr, "%s (%d failed checks)\n", rc == 0 ? "PASS" : "FAIL", failures);
+  return rc;
+}

@@ -1,0 +1,96 @@
+// `llmx exec`: one task against the mock, the answer (or JSON events) on stdout, errors on stderr.
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include "test/support/harness.hpp"
+
+using namespace llmx::test;
+using namespace std::chrono_literals;
+
+TEST_CASE("exec: prints the streamed answer and exits 0") {
+  TempDir home;
+  MockLlm mock;
+  auto r = run_llmx({"exec", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
+  INFO("stderr: " << r.err);
+  CHECK(r.status.describe() == "exit code 0");
+  CHECK(r.out == "Hello from mock-llm. This is a streamed answer.\n");
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("exec: --json prints one event object per line from session_configured to task_complete") {
+  TempDir home;
+  MockLlm mock;
+  auto r = run_llmx({"exec", "--json", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
+  INFO("stderr: " << r.err);
+  CHECK(r.status.describe() == "exit code 0");
+  REQUIRE(!r.out.empty());
+  CHECK(r.out.back() == '\n');
+  std::vector<Message> events;
+  for (const auto& line : split_lines(r.out)) {
+    CAPTURE(line);
+    REQUIRE_NOTHROW(events.emplace_back(line));
+    CHECK(events.back().root().is_object());
+    CHECK(events.back().has("/id"));
+    CHECK(events.back().at("/msg/type").is_string());
+  }
+  REQUIRE(events.size() >= 3);
+  CHECK(events.front().str("/msg/type") == "session_configured");
+  CHECK(events.front().str("/id") == "");
+  CHECK(events.back().str("/msg/type") == "task_complete");
+  CHECK(events.back().str("/msg/last_agent_message") == "Hello from mock-llm. This is a streamed answer.");
+  std::string deltas;
+  size_t n = 0;
+  for (const auto& e : events)
+    if (e.str("/msg/type") == "agent_message_delta") {
+      deltas += e.str("/msg/delta");
+      ++n;
+    }
+  CHECK(n == 5);
+  CHECK(deltas == "Hello from mock-llm. This is a streamed answer.");
+  for (size_t i = 1; i < events.size(); ++i) CHECK(events[i].str("/id") == events[1].str("/id"));
+}
+
+TEST_CASE("exec: a failing provider exits non-zero with one error line on stderr") {
+  TempDir home;
+  MockLlm mock;
+  auto r = run_llmx({"exec", "@mock:error400"}, llmx_env(home.path(), mock.url()));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.status.exited);
+  CHECK(r.status.code != 0);
+  auto lines = split_lines(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("error: ", 0) == 0);
+  CHECK(lines[0].find("Invalid request (mock): bad field") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("exec: connection refused exits non-zero with the reason") {
+  TempDir home;
+  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1";
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_llmx({"exec", "-c", "model_providers.litellm.request_max_retries=0", "hello"},
+                    llmx_env(home.path(), url));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(std::chrono::steady_clock::now() - t0 < 5s);
+  CHECK(r.status.exited);
+  CHECK(r.status.code != 0);
+  auto lines = split_lines(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("error: ", 0) == 0);
+  const bool says_why = lines[0].find("onnect") != std::string::npos;  // "Connection failed", "Couldn't connect"
+  CHECK(says_why);
+}
+
+TEST_CASE("exec: a broken config.toml exits non-zero before contacting the model") {
+  TempDir home;
+  MockLlm mock;
+  home.write("config.toml", "model = [unterminated\n");
+  auto r = run_llmx({"exec", "@mock:text"}, llmx_env(home.path(), mock.url()));
+  INFO("stderr: " << r.err);
+  CHECK(r.status.exited);
+  CHECK(r.status.code != 0);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(r.err.find("config.toml") != std::string::npos);
+  CHECK(Message(mock.requests_json()).text("/requests") == "[]");
+}

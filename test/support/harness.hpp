@@ -1,0 +1,204 @@
+// Integration-test helpers: temp dirs, the mock model server, an MCP client that drives
+// `llmx mcp-server` over pipes, and `llmx exec` runs. Every wait is bounded; a helper that runs
+// out of time throws std::runtime_error (with the server's stderr) so the test fails, never hangs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "protocol/json_reader.hpp"
+#include "test/support/child_process.hpp"
+
+namespace llmx::test {
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// A fresh directory under $TMPDIR (or /tmp), removed recursively on destruction.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix = "llmx-test");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
+  // Writes `content` to path()/name (creating parent directories); returns the full path.
+  std::string write(std::string_view name, std::string_view content) const;
+
+ private:
+  std::string path_;
+};
+
+// `"text"` as a JSON string literal (quoted and escaped).
+std::string json_quote(std::string_view text);
+
+// GET http://host:port<path> over loopback with HTTP/1.0; returns the body, throws on any failure
+// or a non-2xx status. `base_url` may carry a path (it is ignored): "http://127.0.0.1:1234/v1".
+std::string http_get(std::string_view base_url, std::string_view path, Duration timeout = kDefaultTimeout);
+
+// A port on 127.0.0.1 where nothing listens (bound once, then closed).
+int closed_port();
+
+// The mock model server (MOCK_LLM_BIN) on a free port; SIGTERM on destruction.
+class MockLlm {
+ public:
+  explicit MockLlm(std::vector<std::string> extra_args = {});
+  ~MockLlm();
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT/v1
+  // GET /_mock/requests: {"requests":[<chat request bodies>...]}.
+  std::string requests_json();
+  ChildProcess& process() { return *proc_; }
+
+ private:
+  std::unique_ptr<ChildProcess> proc_;
+  std::string url_;
+};
+
+// Environment for an llmx process using the mock through the default provider.
+EnvVars llmx_env(const std::string& llmx_home, const std::string& base_url);
+
+// One parsed JSON line; cheap to copy (the document is shared).
+class Message {
+ public:
+  Message() = default;
+  // Throws std::runtime_error when `line` is not valid JSON.
+  explicit Message(std::string line);
+
+  const std::string& line() const { return line_; }
+  json::Element root() const { return root_; }
+
+  // JSON pointer access ("/params/msg/type"); "" is the root.
+  bool has(std::string_view pointer) const;
+  json::Element at(std::string_view pointer) const;          // throws when missing
+  std::string str(std::string_view pointer) const;           // a string value; throws otherwise
+  int64_t integer(std::string_view pointer) const;           // an integer value; throws otherwise
+  bool boolean(std::string_view pointer) const;              // a bool; throws otherwise
+  std::string text(std::string_view pointer) const;          // compact JSON of the value
+  std::string str_or(std::string_view pointer, std::string fallback) const;
+
+  // JSON-RPC shape.
+  bool is_request() const { return has("/method") && has("/id"); }
+  bool is_notification() const { return has("/method") && !has("/id"); }
+  bool is_response() const { return !has("/method") && has("/id") && (has("/result") || has("/error")); }
+  bool is_error() const { return is_response() && has("/error"); }
+  std::string id() const { return has("/id") ? text("/id") : std::string(); }  // JSON text
+  std::string method() const { return str_or("/method", ""); }
+
+  // `llmx/event` notifications.
+  bool is_event() const { return method() == "llmx/event"; }
+  std::string event_type() const { return str_or("/params/msg/type", ""); }
+  std::string event_request_id() const { return has("/params/_meta/requestId") ? text("/params/_meta/requestId") : ""; }
+
+  // Position in the McpClient log (0 for the first line the server wrote).
+  size_t index() const { return index_; }
+
+ private:
+  friend class McpClient;
+  size_t index_ = 0;
+  std::string line_;
+  std::shared_ptr<json::Parser> parser_;
+  json::Element root_;
+};
+
+using Predicate = std::function<bool(const Message&)>;
+
+struct McpOptions {
+  std::vector<std::string> args;  // after `mcp-server`
+  EnvVars env;                    // on top of llmx_env()
+  std::string cwd;
+};
+
+// `tools/call` params for the `llmx` tool: `{"name":"llmx","arguments":{"prompt":...,<extra_args>}}`
+// plus `"_meta":<meta>` when given. `extra_args` is JSON text without braces (`"cwd":"/tmp"`).
+std::string llmx_call_params(std::string_view prompt, std::string_view extra_args = {}, std::string_view meta = {});
+
+// `llmx mcp-server` as a child process, spoken to with JSON-RPC lines.
+class McpClient {
+ public:
+  McpClient(const std::string& llmx_home, const std::string& base_url, McpOptions options = {});
+  ~McpClient();
+
+  // Raw line (the newline is added). Throws when the server closed its stdin.
+  void send_line(std::string_view line);
+  // A request with the next integer id; returns the id as JSON text ("1", "2", ...).
+  std::string request(std::string_view method, std::string_view params_json = {});
+  // A request with the given id (JSON text: "7" or "\"abc\"").
+  void request_with_id(std::string_view id_json, std::string_view method, std::string_view params_json = {});
+  void notify(std::string_view method, std::string_view params_json = {});
+
+  // initialize + notifications/initialized; returns the initialize response.
+  Message initialize(std::string_view protocol_version = "2025-06-18");
+
+  // tools/call of `llmx` (see llmx_call_params); returns the request id.
+  std::string call_llmx(std::string_view prompt, std::string_view extra_args = {}, std::string_view meta = {});
+  std::string call_reply(std::string_view conversation_id, std::string_view prompt);
+
+  // The next message after the cursor (nullopt on timeout or EOF); advances the cursor.
+  std::optional<Message> next(Duration timeout = kDefaultTimeout);
+  // The first message of the whole log that matches, reading more as needed; the cursor moves
+  // past it (if it was not already). Throws on timeout.
+  Message wait_for(const Predicate& pred, std::string_view what, Duration timeout = kDefaultTimeout);
+  Message wait_for_response(std::string_view id_json, Duration timeout = kDefaultTimeout);
+  // Messages from the cursor on until one matches `until` (included). Throws on timeout.
+  std::vector<Message> collect_until(const Predicate& until, std::string_view what,
+                                     Duration timeout = kDefaultTimeout);
+  // Reads everything that arrives within `quiet` (nothing is an error).
+  void drain(Duration quiet);
+
+  // Every message received so far, in order.
+  const std::vector<Message>& log() const { return log_; }
+  // The `llmx/event` notifications of the log whose _meta.requestId is `id_json`, in order.
+  std::vector<Message> events_for(std::string_view id_json) const;
+  // Responses in the log with this id (to check "exactly one reply" / "no reply").
+  std::vector<Message> responses_for(std::string_view id_json) const;
+
+  void close_stdin() { proc_->close_stdin(); }
+  ExitStatus wait_exit(Duration timeout = kDefaultTimeout);
+  ChildProcess& process() { return *proc_; }
+  // A description of the server state for failure messages (stderr, last lines).
+  std::string diagnostics();
+
+ private:
+  bool read_one(Duration timeout);  // appends to log_; false on timeout/EOF
+
+  std::unique_ptr<ChildProcess> proc_;
+  std::vector<Message> log_;
+  size_t cursor_ = 0;
+  int64_t next_id_ = 1;
+};
+
+// A temp LLMX_HOME, a mock model server and an `llmx mcp-server` using both.
+struct McpServerFixture {
+  TempDir home{"llmx-mcp"};
+  MockLlm mock;
+  McpClient mcp;
+  explicit McpServerFixture(McpOptions options = {}) : mcp(home.path(), mock.url(), std::move(options)) {}
+};
+
+// MCP tool results: result.content[0].text, result.isError == true.
+std::string result_text(const Message& response);
+bool result_is_error(const Message& response);
+// The agent_message_delta deltas of these llmx/event notifications, concatenated in order.
+std::string joined_deltas(const std::vector<Message>& events);
+std::vector<Message> events_of_type(const std::vector<Message>& events, std::string_view type);
+
+// The outcome of `llmx exec`.
+struct ExecResult {
+  ExitStatus status;
+  std::string out, err;
+};
+
+// Runs `llmx <args...>` to completion with stdin closed.
+ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout = kDefaultTimeout,
+                    const std::string& cwd = {});
+
+// Splits text into lines (without the '\n'); a trailing newline adds no empty line.
+std::vector<std::string> split_lines(std::string_view text);
+
+}  // namespace llmx::test
