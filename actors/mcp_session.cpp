@@ -6,6 +6,7 @@
 #include "protocol/log.hpp"
 #include "protocol/json_codec.hpp"
 #include "protocol/mcp.hpp"
+#include "transport/curl_api.hpp"
 
 namespace llmx {
 
@@ -172,7 +173,10 @@ void handle_request(mcp_ptr self, const rpc::Incoming& in) {
     if (!p) return;
     st.initialized = true;
     st.client_suffix = p->clientInfo.name + "; " + p->clientInfo.version;
-    return reply(self, in.id, mcp::initialize_result(mcp::negotiate_version(p->protocolVersion), user_agent(st.client_suffix)));
+    reply(self, in.id, mcp::initialize_result(mcp::negotiate_version(p->protocolVersion), user_agent(st.client_suffix)));
+    // Load libcurl now, off the initialize path, so the first turn does not wait for it.
+    http::preload_curl_async();
+    return;
   }
   if (m == "ping") return reply(self, in.id, "{}");
   if (m == "logging/setLevel") {

@@ -1,4 +1,5 @@
 #include "transport/http_client.hpp"
+#include "transport/curl_api.hpp"
 
 #include <curl/curl.h>
 
@@ -10,12 +11,6 @@
 
 namespace llmx::http {
 namespace {
-
-void global_init_once() {
-  // curl_global_init is not thread-safe itself; a function-local static serializes it.
-  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (rc != CURLE_OK) throw std::runtime_error("curl_global_init failed");
-}
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -60,7 +55,7 @@ struct Transfer {
   bool aborted = false;  // cancelled on the loop thread, or the handler threw
   char errbuf[CURL_ERROR_SIZE];
 
-  ~Transfer() { curl_slist_free_all(headers); }
+  ~Transfer() { curl_api().slist_free_all(headers); }
 
   // Reports the head; false means the transfer must be aborted.
   bool emit_head() {
@@ -115,7 +110,7 @@ struct Transfer {
     const std::size_t len = size * n;
     if (t->aborted) return 0;  // any value != len makes curl fail the transfer
     if (!t->head_sent) {       // no blank line seen (should not happen with HTTP/1.x or h2)
-      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
+      curl_api().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
       if (!t->emit_head()) return 0;
     }
     try {
@@ -153,16 +148,16 @@ struct Client::Impl {
   std::vector<Op> work;  // swapped with `queue` so both keep their capacity
 
   explicit Impl(Options o) : opts(o) {
-    global_init_once();
-    multi = curl_multi_init();
+    curl_api();  // loads libcurl and runs curl_global_init once
+    multi = curl_api().multi_init();
     if (!multi) throw std::runtime_error("curl_multi_init failed");
-    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(opts.max_connections));
-    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+    curl_api().multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(opts.max_connections));
+    curl_api().multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
                       static_cast<long>(opts.max_host_connections));
     // Keep as many idle connections cached as we may have open, for keep-alive reuse.
     if (opts.max_connections > 0)
-      curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(opts.max_connections));
-    curl_multi_setopt(multi, CURLMOPT_PIPELINING, opts.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+      curl_api().multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(opts.max_connections));
+    curl_api().multi_setopt(multi, CURLMOPT_PIPELINING, opts.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
     thread = std::thread([this] { run(); });
   }
 
@@ -170,11 +165,11 @@ struct Client::Impl {
     {
       std::lock_guard lk(mu);
       stop = true;
-      curl_multi_wakeup(multi);
+      curl_api().multi_wakeup(multi);
     }
     if (thread.joinable()) thread.join();
-    for (CURL* e : free_easy) curl_easy_cleanup(e);
-    curl_multi_cleanup(multi);
+    for (CURL* e : free_easy) curl_api().easy_cleanup(e);
+    curl_api().multi_cleanup(multi);
   }
 
   // ---- loop thread ---------------------------------------------------------------------------
@@ -182,9 +177,9 @@ struct Client::Impl {
   void run() {
     while (drain()) {
       int running = 0;
-      curl_multi_perform(multi, &running);
+      curl_api().multi_perform(multi, &running);
       reap();
-      curl_multi_poll(multi, nullptr, 0, kPollMs, nullptr);
+      curl_api().multi_poll(multi, nullptr, 0, kPollMs, nullptr);
     }
     shutdown();
   }
@@ -212,7 +207,7 @@ struct Client::Impl {
       e = free_easy.back();
       free_easy.pop_back();
     } else {
-      e = curl_easy_init();
+      e = curl_api().easy_init();
     }
     if (!e) return finish(std::move(t), "curl_easy_init failed");
     t->easy = e;
@@ -220,10 +215,10 @@ struct Client::Impl {
       release(e);
       return finish(std::move(t), "out of memory building request headers");
     }
-    CURLMcode mc = curl_multi_add_handle(multi, e);
+    CURLMcode mc = curl_api().multi_add_handle(multi, e);
     if (mc != CURLM_OK) {
       release(e);
-      return finish(std::move(t), std::string("curl_multi_add_handle: ") + curl_multi_strerror(mc));
+      return finish(std::move(t), std::string("curl_multi_add_handle: ") + curl_api().multi_strerror(mc));
     }
     RequestId id = t->id;
     transfers.emplace(id, std::move(t));
@@ -233,40 +228,40 @@ struct Client::Impl {
     CURL* e = t.easy;
     Request& r = t.req;
     t.errbuf[0] = '\0';
-    curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
-    curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);  // long idle streams through NATs
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, r.connect_timeout_ms);
-    curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // proxy CONNECT is not the head
+    curl_api().easy_setopt(e, CURLOPT_URL, r.url.c_str());
+    curl_api().easy_setopt(e, CURLOPT_PRIVATE, &t);
+    curl_api().easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
+    curl_api().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_api().easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_api().easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);  // long idle streams through NATs
+    curl_api().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, r.connect_timeout_ms);
+    curl_api().easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // proxy CONNECT is not the head
     // No Accept-Encoding and no decoding: an SSE stream must reach us byte for byte, unbuffered.
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, static_cast<char*>(nullptr));
-    curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    curl_api().easy_setopt(e, CURLOPT_ACCEPT_ENCODING, static_cast<char*>(nullptr));
+    curl_api().easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     if (opts.http2) {
-      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+      curl_api().easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
       // Prefer multiplexing on a connection still negotiating over opening another. Only for
       // TLS: plain http is always HTTP/1.1 here, and there PIPEWAIT parks every concurrent
       // request to the host until the first response finishes (fatal for long streams).
       if (r.url.size() >= 8 && iequals(std::string_view(r.url).substr(0, 8), "https://"))
-        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+        curl_api().easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     } else {
-      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+      curl_api().easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     }
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Transfer::on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Transfer::on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+    curl_api().easy_setopt(e, CURLOPT_HEADERFUNCTION, &Transfer::on_header);
+    curl_api().easy_setopt(e, CURLOPT_HEADERDATA, &t);
+    curl_api().easy_setopt(e, CURLOPT_WRITEFUNCTION, &Transfer::on_write);
+    curl_api().easy_setopt(e, CURLOPT_WRITEDATA, &t);
 
     const bool get = r.method == "GET";
     if (get) {
-      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+      curl_api().easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else {
-      if (r.method != "POST") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+      if (r.method != "POST") curl_api().easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
       if (r.method == "POST" || !r.body.empty()) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());  // no copy: `r` outlives it
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+        curl_api().easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());  // no copy: `r` outlives it
+        curl_api().easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
       }
     }
 
@@ -282,28 +277,28 @@ struct Client::Impl {
         line += ": ";
         line += value;
       }
-      curl_slist* n = curl_slist_append(t.headers, line.c_str());
+      curl_slist* n = curl_api().slist_append(t.headers, line.c_str());
       if (!n) return false;
       t.headers = n;
     }
     // curl would otherwise send "Expect: 100-continue" for bodies > 1 KiB and wait for the
     // interim response: a full round trip (or a 1 s stall) before every large prompt.
     if (!get && !has_expect) {
-      curl_slist* n = curl_slist_append(t.headers, "Expect:");
+      curl_slist* n = curl_api().slist_append(t.headers, "Expect:");
       if (!n) return false;
       t.headers = n;
     }
-    if (t.headers) curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
+    if (t.headers) curl_api().easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
     return true;
   }
 
   // Returns an easy handle after its transfer left the multi handle.
   void release(CURL* e) {
     if (free_easy.size() < kMaxFreeEasy) {
-      curl_easy_reset(e);  // drops options (and our dangling pointers), keeps caches
+      curl_api().easy_reset(e);  // drops options (and our dangling pointers), keeps caches
       free_easy.push_back(e);
     } else {
-      curl_easy_cleanup(e);
+      curl_api().easy_cleanup(e);
     }
   }
 
@@ -323,7 +318,7 @@ struct Client::Impl {
     auto node = transfers.extract(id);
     if (node.empty()) return;  // already done (or never existed)
     std::unique_ptr<Transfer>& t = node.mapped();
-    curl_multi_remove_handle(multi, t->easy);
+    curl_api().multi_remove_handle(multi, t->easy);
     release(t->easy);
     finish(std::move(t), std::string(kCancelled));
   }
@@ -331,7 +326,7 @@ struct Client::Impl {
   static std::string error_text(const Transfer& t, CURLcode rc) {
     if (t.aborted) return std::string(kCancelled);
     if (rc == CURLE_OK) return {};
-    std::string s = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(rc));
+    std::string s = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_api().easy_strerror(rc));
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
     s += " (curl ";
     s += std::to_string(static_cast<int>(rc));
@@ -342,13 +337,13 @@ struct Client::Impl {
   // Completed transfers: detach, recycle the easy handle, then report.
   void reap() {
     int left = 0;
-    while (CURLMsg* m = curl_multi_info_read(multi, &left)) {
+    while (CURLMsg* m = curl_api().multi_info_read(multi, &left)) {
       if (m->msg != CURLMSG_DONE) continue;
       CURL* e = m->easy_handle;      // copy out: `m` dies with curl_multi_remove_handle
       CURLcode rc = m->data.result;
       Transfer* raw = nullptr;
-      curl_easy_getinfo(e, CURLINFO_PRIVATE, &raw);
-      curl_multi_remove_handle(multi, e);
+      curl_api().easy_getinfo(e, CURLINFO_PRIVATE, &raw);
+      curl_api().multi_remove_handle(multi, e);
       auto node = transfers.extract(raw->id);
       std::string err = error_text(*raw, rc);
       release(e);
@@ -364,7 +359,7 @@ struct Client::Impl {
       for (Op& op : queue) work.push_back(std::move(op));
       queue.clear();
     }
-    for (auto& [id, t] : transfers) curl_multi_remove_handle(multi, t->easy);
+    for (auto& [id, t] : transfers) curl_api().multi_remove_handle(multi, t->easy);
     auto pending = std::move(transfers);
     transfers.clear();
     for (auto& [id, t] : pending) {
@@ -401,7 +396,7 @@ RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
   impl_->queue.push_back(Op{id, std::move(t)});
   // One wakeup per batch: the loop drains the whole queue. Under the lock so the multi handle
   // cannot be cleaned up concurrently.
-  if (was_empty) curl_multi_wakeup(impl_->multi);
+  if (was_empty) curl_api().multi_wakeup(impl_->multi);
   return id;
 }
 
@@ -415,7 +410,7 @@ void Client::cancel(RequestId id) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr});
-  if (was_empty) curl_multi_wakeup(impl_->multi);
+  if (was_empty) curl_api().multi_wakeup(impl_->multi);
 }
 
 std::size_t Client::active() const { return impl_->active.load(std::memory_order_acquire); }

@@ -6,6 +6,7 @@
 
 #include "actors/engine.hpp"
 #include "protocol/json_codec.hpp"
+#include "transport/curl_api.hpp"
 
 namespace llmx::cli {
 
@@ -25,6 +26,7 @@ int run_exec(const ExecOptions& options) {
     return 1;
   }
   cfg.session_source = "exec";
+  http::preload_curl_async();
   caf::actor_system_config sys_cfg;
   add_message_types(sys_cfg);
   sys_cfg.set("logger.verbosity", caf::atom("quiet"));

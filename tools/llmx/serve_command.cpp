@@ -1,6 +1,7 @@
 #include "serve_command.hpp"
 
 #include <csignal>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
