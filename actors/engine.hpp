@@ -21,6 +21,11 @@ struct Engine {
   conversation_manager_actor manager;
 };
 
+// For llmx's own binaries: registers the message types and sizes the scheduler to the machine
+// (one worker per core; CAF's default of at least four made two cores switch constantly).
+// LLMX_THREADS overrides the worker count.
+void configure_system(caf::actor_system_config& cfg);
+
 // Spawns the engine's long-lived actors in `sys`.
 Engine start_engine(caf::actor_system& sys);
 

@@ -28,8 +28,7 @@ int run_exec(const ExecOptions& options) {
   cfg.session_source = "exec";
   http::preload_curl_async();
   caf::actor_system_config sys_cfg;
-  add_message_types(sys_cfg);
-  sys_cfg.set("logger.verbosity", caf::atom("quiet"));
+  configure_system(sys_cfg);
   caf::actor_system sys{sys_cfg};
   auto engine = start_engine(sys);
   int code = 1;

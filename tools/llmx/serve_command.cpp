@@ -21,8 +21,7 @@ int run_mcp_server(const ServeOptions& options) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
   caf::actor_system_config cfg;
-  add_message_types(cfg);
-  cfg.set("logger.verbosity", caf::atom("quiet"));
+  configure_system(cfg);
   caf::actor_system sys{cfg};
   auto engine = start_engine(sys);
   auto writer = spawn_line_writer(sys);
