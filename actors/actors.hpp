@@ -6,8 +6,8 @@
 //                                    └──────── ConversationEvents ────────┘  │
 //                                             turn executor ◄─ TaskSpec ─────┘
 //                                               │    ▲
-//                                  ModelRequest ▼    │ ModelEvents
-//                                             model streamer ◄─ Http* ─ curl event loop
+//                                  ModelRequest ▼    │ ModelEvents (straight from the loop)
+//                                             model streamer ◄─ StreamOutcome ─ curl event loop
 #pragma once
 
 #include <caf/all.hpp>
@@ -62,12 +62,9 @@ using session_actor = event_sink_actor::extend<
 using model_streamer_actor = caf::typed_actor<
     // Stop the request; nothing more is reported to the executor.
     caf::reacts_to<cancel_atom>,
-    // From the HTTP event loop: status line and headers of an attempt.
-    caf::reacts_to<HttpHead>,
-    // From the HTTP event loop: body bytes of an attempt.
-    caf::reacts_to<HttpBody>,
-    // From the HTTP event loop: an attempt ended (error empty on a clean end).
-    caf::reacts_to<HttpDone>,
+    // From the HTTP event loop: how an attempt ended. Its output was already streamed to the
+    // turn executor from the loop, so the data path skips this actor.
+    caf::reacts_to<StreamOutcome>,
     // Timer: start attempt number N after a backoff.
     caf::reacts_to<retry_atom, uint32_t>,
     // Timer: check whether the stream has been silent for too long (generation counter).

@@ -15,9 +15,7 @@ void add_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<ModelEvents>("llmx::ModelEvents");
   cfg.add_message_type<ModelRetrying>("llmx::ModelRetrying");
   cfg.add_message_type<ModelFailed>("llmx::ModelFailed");
-  cfg.add_message_type<HttpHead>("llmx::HttpHead");
-  cfg.add_message_type<HttpBody>("llmx::HttpBody");
-  cfg.add_message_type<HttpDone>("llmx::HttpDone");
+  cfg.add_message_type<StreamOutcome>("llmx::StreamOutcome");
   cfg.add_message_type<InjectInput>("llmx::InjectInput");
   cfg.add_message_type<event_sink_actor>("llmx::event_sink_actor");
   cfg.add_message_type<conversation_actor>("llmx::conversation_actor");

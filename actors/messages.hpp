@@ -83,22 +83,4 @@ struct ModelFailed {
   LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
 };
 
-// What the HTTP event loop reports to a model streamer (attempt numbers drop stale reports).
-struct HttpHead {
-  uint32_t attempt = 0;
-  int64_t status = 0;
-  std::vector<std::string> headers;  // "name: value"
-  LLMX_FIELDS(v("attempt", s.attempt); v("status", s.status); v("headers", s.headers))
-};
-struct HttpBody {
-  uint32_t attempt = 0;
-  std::string bytes;
-  LLMX_FIELDS(v("attempt", s.attempt); v("bytes", s.bytes))
-};
-struct HttpDone {
-  uint32_t attempt = 0;
-  std::string error;  // empty: the body ended normally
-  LLMX_FIELDS(v("attempt", s.attempt); v("error", s.error))
-};
-
 }  // namespace llmx

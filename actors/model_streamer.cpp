@@ -1,5 +1,6 @@
 #include "actors/model_streamer.hpp"
 
+#include <atomic>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -7,7 +8,7 @@
 #include "protocol/chat_stream.hpp"
 #include "protocol/retry_policy.hpp"
 #include "transport/http_client.hpp"
-#include "transport/sse_decoder.hpp"
+#include "transport/chat_stream_reader.hpp"
 
 namespace llmx {
 
@@ -15,23 +16,58 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// Runs on the HTTP loop thread: only posts messages, never blocks.
+// Runs on the HTTP loop thread: decodes the stream as it arrives and posts the model events
+// straight to the turn executor (one message per network read); only the attempt's outcome
+// goes to the streamer actor. Never blocks.
 class StreamHandler : public http::Handler {
  public:
-  StreamHandler(model_streamer_actor target, uint32_t attempt) : target_(std::move(target)), attempt_(attempt) {}
+  StreamHandler(model_streamer_actor streamer, turn_executor_actor executor, uint64_t seq, uint32_t attempt,
+                std::string call_id_prefix, std::shared_ptr<std::atomic<int64_t>> last_activity)
+      : streamer_(std::move(streamer)),
+        executor_(std::move(executor)),
+        seq_(seq),
+        reader_(attempt, std::move(call_id_prefix)),
+        last_activity_(std::move(last_activity)) {}
+
   void on_head(const http::ResponseHead& head) override {
-    HttpHead h{attempt_, head.status, {}};
-    for (const auto& [k, v] : head.headers) h.headers.push_back(k + ": " + v);
-    caf::anon_send(target_, std::move(h));
+    touch();
+    reader_.on_head(head.status, head.headers);
   }
   void on_body(std::string_view chunk) override {
-    caf::anon_send(target_, HttpBody{attempt_, std::string(chunk)});
+    touch();
+    if (reported_) return;
+    std::vector<ModelEvent> events;
+    reader_.on_body(chunk, events);
+    deliver(events);
+    if (reader_.finished()) report();
   }
-  void on_done(const std::string& error) override { caf::anon_send(target_, HttpDone{attempt_, error}); }
+  void on_done(const std::string& error) override {
+    if (reported_) return;
+    if (error == http::kCancelled) return;  // the streamer cancelled us; it knows why
+    std::vector<ModelEvent> events;
+    reader_.on_end(error, events);
+    deliver(events);
+    report();
+  }
 
  private:
-  model_streamer_actor target_;
-  uint32_t attempt_;
+  void touch() {
+    last_activity_->store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  void deliver(std::vector<ModelEvent>& events) {
+    if (!events.empty()) caf::anon_send(executor_, ModelEvents{seq_, std::move(events)});
+  }
+  void report() {
+    reported_ = true;
+    caf::anon_send(streamer_, reader_.outcome());
+  }
+
+  model_streamer_actor streamer_;
+  turn_executor_actor executor_;
+  uint64_t seq_;
+  ChatStreamReader reader_;
+  std::shared_ptr<std::atomic<int64_t>> last_activity_;
+  bool reported_ = false;
 };
 
 struct StreamerState {
@@ -44,12 +80,7 @@ struct StreamerState {
   uint32_t request_failures = 0;  // HTTP-level retries used (429/5xx/transport)
   uint32_t stream_failures = 0;   // cut streams re-sent
   http::RequestId http_id = 0;
-  int64_t status = 0;
-  std::optional<int64_t> retry_after;
-  std::string error_body;
-  std::unique_ptr<sse::Decoder> decoder;
-  std::unique_ptr<ChatStreamParser> parser;
-  clock::time_point last_activity;
+  std::shared_ptr<std::atomic<int64_t>> last_activity = std::make_shared<std::atomic<int64_t>>(0);
   uint64_t idle_generation = 0;
   bool finished = false;
   static inline const char* name = "llmx.model_streamer";
@@ -73,18 +104,15 @@ void fail(streamer_ptr self, std::string message) {
 void start_attempt(streamer_ptr self) {
   auto& st = self->state;
   ++st.attempt;
-  st.status = 0;
-  st.retry_after.reset();
-  st.error_body.clear();
-  st.decoder = std::make_unique<sse::Decoder>();
-  st.parser = std::make_unique<ChatStreamParser>(st.request.call_id_prefix);
   http::Request req;
   req.url = st.request.provider.chat_url();
   req.headers = st.headers;
   req.body = st.body;
+  st.last_activity->store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   st.http_id = http::Client::shared().start(
-      std::move(req), std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.attempt));
-  st.last_activity = clock::now();
+      std::move(req),
+      std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
+                                      st.attempt, st.request.call_id_prefix, st.last_activity));
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }
@@ -123,12 +151,6 @@ void on_request_error(streamer_ptr self, std::string final_message, std::optiona
   }
 }
 
-void deliver(streamer_ptr self, std::vector<ModelEvent>& events) {
-  if (events.empty()) return;
-  self->send(self->state.executor, ModelEvents{self->state.request.seq, std::move(events)});
-  events.clear();
-}
-
 model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_executor_actor executor,
                                                   ModelRequest request) {
   auto& st = self->state;
@@ -151,58 +173,27 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
   }
   return {
       [=](cancel_atom) { finish(self); },
-      [=](HttpHead& h) {
+      [=](StreamOutcome& o) {
         auto& st = self->state;
-        if (h.attempt != st.attempt || st.finished || !st.http_id) return;
-        st.status = h.status;
-        st.last_activity = clock::now();
-        for (const auto& line : h.headers) {
-          auto colon = line.find(':');
-          if (colon == std::string::npos) continue;
-          std::string name = line.substr(0, colon);
-          for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-          if (name == "retry-after") st.retry_after = retry::retry_after_ms(std::string_view(line).substr(colon + 1));
+        if (o.attempt != st.attempt || st.finished || !st.http_id) return;
+        switch (o.kind) {
+          case StreamOutcome::completed: return finish(self);
+          case StreamOutcome::provider_error: return fail(self, std::move(o.message));
+          case StreamOutcome::stream_error:
+            if (st.http_id) http::Client::shared().cancel(st.http_id);
+            st.http_id = 0;
+            return on_stream_error(self, o.message);
+          case StreamOutcome::transport_error: st.http_id = 0; return on_request_error(self, std::move(o.message), std::nullopt);
+          case StreamOutcome::http_status:
+            st.http_id = 0;
+            if (retry::retryable_status(o.status)) {
+              std::optional<int64_t> delay;
+              if (o.retry_after_ms) delay = *o.retry_after_ms;
+              return on_request_error(self, std::move(o.message), delay);
+            }
+            return fail(self, std::move(o.message));
         }
-      },
-      [=](HttpBody& b) {
-        auto& st = self->state;
-        if (b.attempt != st.attempt || st.finished || !st.http_id) return;
-        st.last_activity = clock::now();
-        if (st.status < 200 || st.status > 299) {
-          if (st.error_body.size() < 65536) st.error_body.append(b.bytes);
-          return;
-        }
-        std::vector<ModelEvent> events;
-        ChatStreamParser::Status status = ChatStreamParser::Status::more;
-        bool ok = st.decoder->feed(b.bytes, [&](sse::Event&& ev) {
-          if (status == ChatStreamParser::Status::more) status = st.parser->on_data(ev.data, events);
-        });
-        deliver(self, events);
-        if (!ok) return fail(self, "stream disconnected before completion: an SSE event exceeded the size limit");
-        if (status == ChatStreamParser::Status::done) return finish(self);
-        if (status == ChatStreamParser::Status::error) return fail(self, st.parser->error_message());
-      },
-      [=](HttpDone& d) {
-        auto& st = self->state;
-        if (d.attempt != st.attempt || st.finished || !st.http_id) return;
-        st.http_id = 0;
-        if (st.status == 0) {
-          // No response at all: connection refused, DNS, TLS, timeout...
-          return on_request_error(self, "Connection failed: " + d.error, std::nullopt);
-        }
-        if (st.status < 200 || st.status > 299) {
-          if (retry::retryable_status(st.status))
-            return on_request_error(self, retry::unexpected_status(st.status, st.error_body), st.retry_after);
-          return fail(self, retry::unexpected_status(st.status, st.error_body));
-        }
-        std::vector<ModelEvent> events;
-        st.decoder->finish([&](sse::Event&& ev) { st.parser->on_data(ev.data, events); });
-        auto status = st.parser->on_end(events);
-        deliver(self, events);
-        if (status == ChatStreamParser::Status::done) return finish(self);
-        std::string message = st.parser->error_message();
-        if (!d.error.empty()) message = "stream disconnected before completion: " + d.error;
-        on_stream_error(self, message);
+        fail(self, "internal error: unknown stream outcome");
       },
       [=](retry_atom, uint32_t attempt) {
         if (attempt != self->state.attempt + 1 || self->state.finished) return;
@@ -212,7 +203,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
         auto& st = self->state;
         if (generation != st.idle_generation || st.finished || !st.http_id) return;
         auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
-        auto silent = clock::now() - st.last_activity;
+        auto silent = clock::now() - clock::time_point(clock::duration(st.last_activity->load(std::memory_order_relaxed)));
         if (silent >= timeout) {
           http::Client::shared().cancel(st.http_id);
           st.http_id = 0;

@@ -21,4 +21,23 @@ LLMX_EVENT(RateLimits, "rate_limits", RateLimitSnapshot snapshot; LLMX_FIELDS(v(
 
 using ModelEvent = OneOf<TextDelta, ReasoningDelta, ItemDone, Completed, RateLimits>;
 
+// How one HTTP attempt of a model request ended.
+struct StreamOutcome {
+  enum Kind : int32_t {
+    completed = 0,        // the response finished
+    stream_error = 1,     // the stream broke or was cut off: retry per stream_max_retries
+    provider_error = 2,   // an error object inside a 200 stream: not retried
+    http_status = 3,      // a non-2xx status; `status` and `message` say which
+    transport_error = 4,  // no response at all (connect, DNS, TLS...)
+  };
+  uint32_t attempt = 0;
+  int32_t kind = completed;
+  int64_t status = 0;
+  std::string message;
+  Nullable<int64_t> retry_after_ms;
+  LLMX_FIELDS(v("attempt", s.attempt); v("kind", s.kind); v("status", s.status); v("message", s.message);
+              v("retry_after_ms", s.retry_after_ms))
+};
+
+
 }  // namespace llmx

@@ -43,9 +43,14 @@ enum class Field : uint8_t {
 template <class T>
 struct Nullable : std::optional<T> {
   using std::optional<T>::optional;
-  using std::optional<T>::operator=;
   Nullable() = default;
   Nullable(const std::optional<T>& o) : std::optional<T>(o) {}
+  template <class U>
+    requires std::is_assignable_v<std::optional<T>&, U &&>
+  Nullable& operator=(U&& u) {
+    std::optional<T>::operator=(std::forward<U>(u));
+    return *this;
+  }
 };
 
 // Any JSON value, stored as compact JSON text ("null" by default).

@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include "transport/chat_stream_reader.hpp"
+
+using namespace llmx;
+
+namespace {
+const std::string kText =
+    "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n"
+    "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+    "data: [DONE]\n\n";
+}  // namespace
+
+TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the transfer ends") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(200, {});
+  r.on_body(kText, out);
+  CHECK(r.finished());
+  CHECK(r.outcome().kind == StreamOutcome::completed);
+  CHECK(r.outcome().attempt == 1);
+  REQUIRE(!out.empty());
+  CHECK(out.front().get_if<TextDelta>()->text == "Hi");
+  CHECK(out.back().is<Completed>());
+}
+
+TEST_CASE("a stream cut before its finish is a stream error naming the transport's reason") {
+  ChatStreamReader r(2, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(200, {});
+  r.on_body(kText.substr(0, 60), out);
+  CHECK_FALSE(r.finished());
+  r.on_end("transfer closed with outstanding read data remaining (curl 18)", out);
+  CHECK(r.outcome().kind == StreamOutcome::stream_error);
+  CHECK(r.outcome().message ==
+        "stream disconnected before completion: transfer closed with outstanding read data remaining (curl 18)");
+}
+
+TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(200, {});
+  r.on_body(kText.substr(0, 60), out);
+  r.on_end("", out);
+  CHECK(r.outcome().kind == StreamOutcome::stream_error);
+  CHECK(r.outcome().message == "stream disconnected before completion: stream closed before response.completed");
+}
+
+TEST_CASE("non-2xx statuses quote the provider's message and keep Retry-After") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(429, {{"Retry-After", "3"}});
+  r.on_body(R"({"error":{"message":"Rate limit exceeded"}})", out);
+  r.on_end("", out);
+  CHECK(out.empty());
+  CHECK(r.outcome().kind == StreamOutcome::http_status);
+  CHECK(r.outcome().status == 429);
+  CHECK(r.outcome().message == "unexpected status 429 Too Many Requests: Rate limit exceeded");
+  REQUIRE(r.outcome().retry_after_ms);
+  CHECK(*r.outcome().retry_after_ms == 3000);
+}
+
+TEST_CASE("no response at all is a transport error") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_end("Couldn't connect to server (curl 7)", out);
+  CHECK(r.outcome().kind == StreamOutcome::transport_error);
+  CHECK(r.outcome().message == "Connection failed: Couldn't connect to server (curl 7)");
+}
+
+TEST_CASE("an error object inside a 200 stream is a provider error") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(200, {});
+  r.on_body("data: {\"error\":{\"message\":\"Upstream failed\"}}\n\n", out);
+  CHECK(r.finished());
+  CHECK(r.outcome().kind == StreamOutcome::provider_error);
+  CHECK(r.outcome().message == "unexpected status 200 OK: Upstream failed");
+}
