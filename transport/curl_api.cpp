@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <mutex>
 #include <thread>
 
 namespace llmx::http {
@@ -55,14 +56,36 @@ const CurlApi& curl_api() {
   return api;
 }
 
-void preload_curl_async() {
-  std::thread([] {
-    try {
-      curl_api();
-    } catch (...) {
-      // Reported again, with the reason, by the first request that needs curl.
-    }
-  }).detach();
+namespace {
+struct Preloader {
+  std::thread thread;
+  std::once_flag once;
+  std::mutex join_mutex;
+  void join() {
+    std::lock_guard lk(join_mutex);
+    if (thread.joinable()) thread.join();
+  }
+  ~Preloader() { join(); }
+};
+Preloader& preloader() {
+  static Preloader p;
+  return p;
 }
+}  // namespace
+
+void preload_curl_async() {
+  auto& p = preloader();
+  std::call_once(p.once, [&p] {
+    p.thread = std::thread([] {
+      try {
+        curl_api();
+      } catch (...) {
+        // Reported again, with the reason, by the first request that needs curl.
+      }
+    });
+  });
+}
+
+void finish_preload() { preloader().join(); }
 
 }  // namespace llmx::http

@@ -36,4 +36,8 @@ const CurlApi& curl_api();
 // Starts loading libcurl on a background thread so the first request does not wait for it.
 void preload_curl_async();
 
+// Waits for a preload still in progress. Call before leaving main(): libcurl's TLS library
+// registers exit handlers while it loads, and exiting mid-load runs them under its feet.
+void finish_preload();
+
 }  // namespace llmx::http

@@ -73,6 +73,7 @@ int run_exec(const ExecOptions& options) {
     if (!failure.empty()) fmt::print(stderr, "error: {}\n", failure);
     self->request(engine.manager, std::chrono::seconds(5), shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
   }
+  http::finish_preload();
   return code;
 }
 

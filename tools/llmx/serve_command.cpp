@@ -7,6 +7,7 @@
 
 #include "actors/engine.hpp"
 #include "actors/mcp_session.hpp"
+#include "transport/curl_api.hpp"
 #include "transport/stdio.hpp"
 
 namespace llmx::cli {
@@ -28,6 +29,7 @@ int run_mcp_server(const ServeOptions& options) {
   auto session = spawn_mcp_session(sys, writer, engine.manager, McpSessionOptions{options.overrides});
   spawn_stdio_reader(sys, session);
   sys.await_all_actors_done();
+  http::finish_preload();
   return 0;
 }
 
