@@ -201,3 +201,18 @@ TEST_CASE("bad input: a model that never answers hits the idle timeout while ano
   // Both requests went to the provider from config.toml.
   CHECK(Message(mock.requests_json()).at("/requests").get_array().value_unsafe().size() == 2);
 }
+
+TEST_CASE("bad input: a client that hangs up right after initialize, 150 times over, never crashes the server") {
+  // Regression: exiting while libcurl was still loading in the background ran OpenSSL's exit
+  // handlers under the loading thread (about one crash in a hundred quick start/stop cycles).
+  MockLlm mock;
+  TempDir home;
+  for (int i = 0; i < 150; ++i) {
+    McpClient mcp(home.path(), mock.url());
+    mcp.initialize();
+    mcp.close_stdin();
+    auto st = mcp.wait_exit(5s);
+    INFO("cycle " << i << ": " << mcp.diagnostics());
+    REQUIRE(st.describe() == "exit code 0");
+  }
+}
