@@ -5,49 +5,36 @@
 
 namespace llmx {
 
-#define LLMX_EVENT(Name, tag, ...)                              \
-  struct Name {                                                 \
-    static constexpr std::string_view kind = tag;               \
-    __VA_ARGS__                                                 \
-  };
+LLMX_TAGGED_STRING(ErrorEvent, "error", message)
+LLMX_TAGGED_STRING(WarningEvent, "warning", message)
+LLMX_TAGGED_STRING(StreamErrorEvent, "stream_error", message)
+LLMX_TAGGED_STRING(BackgroundEvent, "background_event", message)
+LLMX_TAGGED_STRING(AgentMessageEvent, "agent_message", message)
+LLMX_TAGGED_STRING(AgentMessageDeltaEvent, "agent_message_delta", delta)
+LLMX_TAGGED_STRING(AgentReasoningEvent, "agent_reasoning", text)
+LLMX_TAGGED_STRING(AgentReasoningDeltaEvent, "agent_reasoning_delta", delta)
+LLMX_TAGGED_STRING(AgentReasoningRawContentEvent, "agent_reasoning_raw_content", text)
+LLMX_TAGGED_STRING(AgentReasoningRawContentDeltaEvent, "agent_reasoning_raw_content_delta", delta)
+LLMX_TAGGED_STRING(TurnDiffEvent, "turn_diff", unified_diff)
+LLMX_TAGGED_STRING(TurnAbortedEvent, "turn_aborted", reason)  // interrupted | replaced | review_ended
 
-#define LLMX_MESSAGE_EVENT(Name, tag, field)      \
-  struct Name {                                   \
-    static constexpr std::string_view kind = tag; \
-    std::string field;                            \
-    LLMX_FIELDS(v(#field, s.field))               \
-  };
+LLMX_TAGGED(AgentReasoningSectionBreakEvent, "agent_reasoning_section_break", LLMX_NO_FIELDS)
+LLMX_TAGGED(ShutdownCompleteEvent, "shutdown_complete", LLMX_NO_FIELDS)
 
-LLMX_MESSAGE_EVENT(ErrorEvent, "error", message)
-LLMX_MESSAGE_EVENT(WarningEvent, "warning", message)
-LLMX_MESSAGE_EVENT(StreamErrorEvent, "stream_error", message)
-LLMX_MESSAGE_EVENT(BackgroundEvent, "background_event", message)
-LLMX_MESSAGE_EVENT(AgentMessageEvent, "agent_message", message)
-LLMX_MESSAGE_EVENT(AgentMessageDeltaEvent, "agent_message_delta", delta)
-LLMX_MESSAGE_EVENT(AgentReasoningEvent, "agent_reasoning", text)
-LLMX_MESSAGE_EVENT(AgentReasoningDeltaEvent, "agent_reasoning_delta", delta)
-LLMX_MESSAGE_EVENT(AgentReasoningRawContentEvent, "agent_reasoning_raw_content", text)
-LLMX_MESSAGE_EVENT(AgentReasoningRawContentDeltaEvent, "agent_reasoning_raw_content_delta", delta)
-LLMX_MESSAGE_EVENT(TurnDiffEvent, "turn_diff", unified_diff)
-LLMX_MESSAGE_EVENT(TurnAbortedEvent, "turn_aborted", reason)  // interrupted | replaced | review_ended
-
-LLMX_EVENT(AgentReasoningSectionBreakEvent, "agent_reasoning_section_break", LLMX_NO_FIELDS)
-LLMX_EVENT(ShutdownCompleteEvent, "shutdown_complete", LLMX_NO_FIELDS)
-
-LLMX_EVENT(TaskStartedEvent, "task_started", Nullable<int64_t> model_context_window;
+LLMX_TAGGED(TaskStartedEvent, "task_started", Nullable<int64_t> model_context_window;
            LLMX_FIELDS(v("model_context_window", s.model_context_window)))
 
-LLMX_EVENT(TaskCompleteEvent, "task_complete", Nullable<std::string> last_agent_message;
+LLMX_TAGGED(TaskCompleteEvent, "task_complete", Nullable<std::string> last_agent_message;
            LLMX_FIELDS(v("last_agent_message", s.last_agent_message)))
 
-LLMX_EVENT(TokenCountEvent, "token_count", Nullable<TokenUsageInfo> info;
+LLMX_TAGGED(TokenCountEvent, "token_count", Nullable<TokenUsageInfo> info;
            Nullable<RateLimitSnapshot> rate_limits;
            LLMX_FIELDS(v("info", s.info); v("rate_limits", s.rate_limits)))
 
-LLMX_EVENT(UserMessageEvent, "user_message", std::string message; std::vector<std::string> images;
+LLMX_TAGGED(UserMessageEvent, "user_message", std::string message; std::vector<std::string> images;
            LLMX_FIELDS(v("message", s.message); v("images", s.images, Field::defaulted)))
 
-LLMX_EVENT(SessionConfiguredEvent, "session_configured", std::string session_id; std::string model;
+LLMX_TAGGED(SessionConfiguredEvent, "session_configured", std::string session_id; std::string model;
            std::optional<std::string> reasoning_effort; uint64_t history_log_id = 0;
            uint64_t history_entry_count = 0;
            // Resumed sessions only: the recorded events, a JSON array (EventMsg nests itself).
@@ -59,18 +46,18 @@ LLMX_EVENT(SessionConfiguredEvent, "session_configured", std::string session_id;
                        v("initial_messages", s.initial_messages);
                        v("rollout_path", s.rollout_path)))
 
-LLMX_EVENT(ExecCommandBeginEvent, "exec_command_begin", std::string call_id;
+LLMX_TAGGED(ExecCommandBeginEvent, "exec_command_begin", std::string call_id;
            std::vector<std::string> command; std::string cwd; std::vector<ParsedCommand> parsed_cmd;
            bool is_user_shell_command = false;
            LLMX_FIELDS(v("call_id", s.call_id); v("command", s.command); v("cwd", s.cwd);
                        v("parsed_cmd", s.parsed_cmd, Field::defaulted);
                        v("is_user_shell_command", s.is_user_shell_command, Field::defaulted)))
 
-LLMX_EVENT(ExecCommandOutputDeltaEvent, "exec_command_output_delta", std::string call_id;
+LLMX_TAGGED(ExecCommandOutputDeltaEvent, "exec_command_output_delta", std::string call_id;
            std::string stream; Base64Bytes chunk;
            LLMX_FIELDS(v("call_id", s.call_id); v("stream", s.stream); v("chunk", s.chunk)))
 
-LLMX_EVENT(ExecCommandEndEvent, "exec_command_end", std::string call_id; std::string stdout_text;
+LLMX_TAGGED(ExecCommandEndEvent, "exec_command_end", std::string call_id; std::string stdout_text;
            std::string stderr_text; std::string aggregated_output; int64_t exit_code = 0;
            Duration duration; std::string formatted_output;
            LLMX_FIELDS(v("call_id", s.call_id); v("stdout", s.stdout_text); v("stderr", s.stderr_text);
@@ -84,46 +71,46 @@ struct SandboxCommandAssessment {
   LLMX_FIELDS(v("description", s.description); v("risk_level", s.risk_level))
 };
 
-LLMX_EVENT(ExecApprovalRequestEvent, "exec_approval_request", std::string call_id;
+LLMX_TAGGED(ExecApprovalRequestEvent, "exec_approval_request", std::string call_id;
            std::vector<std::string> command; std::string cwd; std::optional<std::string> reason;
            std::optional<SandboxCommandAssessment> risk; std::vector<ParsedCommand> parsed_cmd;
            LLMX_FIELDS(v("call_id", s.call_id); v("command", s.command); v("cwd", s.cwd);
                        v("reason", s.reason); v("risk", s.risk);
                        v("parsed_cmd", s.parsed_cmd, Field::defaulted)))
 
-LLMX_EVENT(ApplyPatchApprovalRequestEvent, "apply_patch_approval_request", std::string call_id;
+LLMX_TAGGED(ApplyPatchApprovalRequestEvent, "apply_patch_approval_request", std::string call_id;
            std::map<std::string, FileChange> changes; std::optional<std::string> reason;
            std::optional<std::string> grant_root;
            LLMX_FIELDS(v("call_id", s.call_id); v("changes", s.changes); v("reason", s.reason);
                        v("grant_root", s.grant_root)))
 
-LLMX_EVENT(PatchApplyBeginEvent, "patch_apply_begin", std::string call_id; bool auto_approved = false;
+LLMX_TAGGED(PatchApplyBeginEvent, "patch_apply_begin", std::string call_id; bool auto_approved = false;
            std::map<std::string, FileChange> changes;
            LLMX_FIELDS(v("call_id", s.call_id); v("auto_approved", s.auto_approved);
                        v("changes", s.changes)))
 
-LLMX_EVENT(PatchApplyEndEvent, "patch_apply_end", std::string call_id; std::string stdout_text;
+LLMX_TAGGED(PatchApplyEndEvent, "patch_apply_end", std::string call_id; std::string stdout_text;
            std::string stderr_text; bool success = false;
            LLMX_FIELDS(v("call_id", s.call_id); v("stdout", s.stdout_text); v("stderr", s.stderr_text);
                        v("success", s.success)))
 
-LLMX_EVENT(PlanUpdateEvent, "plan_update", Nullable<std::string> explanation;
+LLMX_TAGGED(PlanUpdateEvent, "plan_update", Nullable<std::string> explanation;
            std::vector<PlanItem> plan;
            LLMX_FIELDS(v("explanation", s.explanation); v("plan", s.plan)))
 
-LLMX_EVENT(RawResponseItemEvent, "raw_response_item", ResponseItem item;
+LLMX_TAGGED(RawResponseItemEvent, "raw_response_item", ResponseItem item;
            LLMX_FIELDS(v("item", s.item)))
 
-LLMX_EVENT(ItemStartedEvent, "item_started", std::string thread_id; std::string turn_id;
+LLMX_TAGGED(ItemStartedEvent, "item_started", std::string thread_id; std::string turn_id;
            TurnItem item;
            LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id); v("item", s.item)))
 
-LLMX_EVENT(ItemCompletedEvent, "item_completed", std::string thread_id; std::string turn_id;
+LLMX_TAGGED(ItemCompletedEvent, "item_completed", std::string thread_id; std::string turn_id;
            TurnItem item;
            LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id); v("item", s.item)))
 
 #define LLMX_CONTENT_DELTA(Name, tag)                                                     \
-  LLMX_EVENT(Name, tag, std::string thread_id; std::string turn_id; std::string item_id; \
+  LLMX_TAGGED(Name, tag, std::string thread_id; std::string turn_id; std::string item_id; \
              std::string delta;                                                          \
              LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id);           \
                          v("item_id", s.item_id); v("delta", s.delta)))
@@ -131,7 +118,7 @@ LLMX_CONTENT_DELTA(AgentMessageContentDeltaEvent, "agent_message_content_delta")
 LLMX_CONTENT_DELTA(ReasoningContentDeltaEvent, "reasoning_content_delta")
 LLMX_CONTENT_DELTA(ReasoningRawContentDeltaEvent, "reasoning_raw_content_delta")
 
-LLMX_EVENT(DeprecationNoticeEvent, "deprecation_notice", std::string summary;
+LLMX_TAGGED(DeprecationNoticeEvent, "deprecation_notice", std::string summary;
            std::optional<std::string> details;
            LLMX_FIELDS(v("summary", s.summary); v("details", s.details)))
 

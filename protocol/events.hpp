@@ -13,15 +13,6 @@
 
 namespace llmx {
 
-#define LLMX_FIELDS(...)                 \
-  template <class S, class V>            \
-  static void fields(S& s, V&& v) {      \
-    __VA_ARGS__;                         \
-  }
-#define LLMX_NO_FIELDS \
-  template <class S, class V> \
-  static void fields(S&, V&&) {}
-
 // --- supporting types ---------------------------------------------------------------------------
 
 struct Duration {

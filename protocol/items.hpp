@@ -13,83 +13,22 @@ namespace llmx {
 
 // --- user input ---------------------------------------------------------------------------------
 
-struct TextInput {
-  static constexpr std::string_view kind = "text";
-  std::string text;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("text", s.text);
-  }
-};
-
-struct ImageInput {
-  static constexpr std::string_view kind = "image";
-  std::string image_url;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("image_url", s.image_url);
-  }
-};
-
-struct LocalImageInput {
-  static constexpr std::string_view kind = "local_image";
-  std::string path;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("path", s.path);
-  }
-};
+LLMX_TAGGED_STRING(TextInput, "text", text)
+LLMX_TAGGED_STRING(ImageInput, "image", image_url)
+LLMX_TAGGED_STRING(LocalImageInput, "local_image", path)
 
 using UserInput = OneOf<TextInput, ImageInput, LocalImageInput>;
 
 // --- content of a message item ------------------------------------------------------------------
 
-struct InputText {
-  static constexpr std::string_view kind = "input_text";
-  std::string text;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("text", s.text);
-  }
-};
-
-struct InputImage {
-  static constexpr std::string_view kind = "input_image";
-  std::string image_url;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("image_url", s.image_url);
-  }
-};
-
-struct OutputText {
-  static constexpr std::string_view kind = "output_text";
-  std::string text;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("text", s.text);
-  }
-};
+LLMX_TAGGED_STRING(InputText, "input_text", text)
+LLMX_TAGGED_STRING(InputImage, "input_image", image_url)
+LLMX_TAGGED_STRING(OutputText, "output_text", text)
 
 using ContentItem = OneOf<InputText, InputImage, OutputText>;
 
-struct SummaryText {
-  static constexpr std::string_view kind = "summary_text";
-  std::string text;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("text", s.text);
-  }
-};
-
-struct ReasoningText {
-  static constexpr std::string_view kind = "reasoning_text";
-  std::string text;
-  template <class S, class V>
-  static void fields(S& s, V&& v) {
-    v("text", s.text);
-  }
-};
+LLMX_TAGGED_STRING(SummaryText, "summary_text", text)
+LLMX_TAGGED_STRING(ReasoningText, "reasoning_text", text)
 
 using ReasoningSummary = OneOf<SummaryText>;
 using ReasoningContent = OneOf<ReasoningText>;

@@ -6,14 +6,14 @@
 
 namespace llmx {
 
-LLMX_EVENT(InterruptOp, "interrupt", LLMX_NO_FIELDS)
-LLMX_EVENT(ShutdownOp, "shutdown", LLMX_NO_FIELDS)
-LLMX_EVENT(CompactOp, "compact", LLMX_NO_FIELDS)
+LLMX_TAGGED(InterruptOp, "interrupt", LLMX_NO_FIELDS)
+LLMX_TAGGED(ShutdownOp, "shutdown", LLMX_NO_FIELDS)
+LLMX_TAGGED(CompactOp, "compact", LLMX_NO_FIELDS)
 
-LLMX_EVENT(UserInputOp, "user_input", std::vector<UserInput> items;
+LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items;
            LLMX_FIELDS(v("items", s.items)))
 
-LLMX_EVENT(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;
+LLMX_TAGGED(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;
            AskForApproval approval_policy = AskForApproval::on_request; SandboxPolicy sandbox_policy;
            std::string model; std::optional<std::string> effort; std::string summary = "auto";
            RawJson final_output_json_schema;
@@ -22,7 +22,7 @@ LLMX_EVENT(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cw
                        v("effort", s.effort); v("summary", s.summary, Field::defaulted);
                        v("final_output_json_schema", s.final_output_json_schema)))
 
-LLMX_EVENT(OverrideTurnContextOp, "override_turn_context", std::optional<std::string> cwd;
+LLMX_TAGGED(OverrideTurnContextOp, "override_turn_context", std::optional<std::string> cwd;
            std::optional<AskForApproval> approval_policy; std::optional<SandboxPolicy> sandbox_policy;
            std::optional<std::string> model; std::optional<std::string> effort;
            std::optional<std::string> summary;
@@ -30,10 +30,10 @@ LLMX_EVENT(OverrideTurnContextOp, "override_turn_context", std::optional<std::st
                        v("sandbox_policy", s.sandbox_policy); v("model", s.model);
                        v("effort", s.effort); v("summary", s.summary)))
 
-LLMX_EVENT(ExecApprovalOp, "exec_approval", std::string id; ReviewDecision decision{};
+LLMX_TAGGED(ExecApprovalOp, "exec_approval", std::string id; ReviewDecision decision{};
            LLMX_FIELDS(v("id", s.id); v("decision", s.decision)))
 
-LLMX_EVENT(PatchApprovalOp, "patch_approval", std::string id; ReviewDecision decision{};
+LLMX_TAGGED(PatchApprovalOp, "patch_approval", std::string id; ReviewDecision decision{};
            LLMX_FIELDS(v("id", s.id); v("decision", s.decision)))
 
 using Op = OneOf<InterruptOp, UserInputOp, UserTurnOp, OverrideTurnContextOp, ExecApprovalOp,

@@ -112,6 +112,33 @@ std::optional<E> enum_from_name(std::string_view s) {
   return std::nullopt;
 }
 
+// --- declaring reflected structs ----------------------------------------------------------------
+
+// The field list of a struct: LLMX_FIELDS(v("name", s.name); v("size", s.size)).
+#define LLMX_FIELDS(...)            \
+  template <class S, class V>       \
+  static void fields(S& s, V&& v) { \
+    __VA_ARGS__;                    \
+  }
+#define LLMX_NO_FIELDS        \
+  template <class S, class V> \
+  static void fields(S&, V&&) {}
+
+// A union alternative with its tag: LLMX_TAGGED(Name, "tag", members...; LLMX_FIELDS(...)).
+#define LLMX_TAGGED(Name, tag, ...)                \
+  struct Name {                                   \
+    static constexpr std::string_view kind = tag; \
+    __VA_ARGS__                                   \
+  };
+
+// The common alternative with a single string field.
+#define LLMX_TAGGED_STRING(Name, tag, field)      \
+  struct Name {                                   \
+    static constexpr std::string_view kind = tag; \
+    std::string field;                            \
+    LLMX_FIELDS(v(#field, s.field))               \
+  };
+
 // --- type categories ----------------------------------------------------------------------------
 
 struct NoopFieldVisitor {
