@@ -32,6 +32,7 @@ using oversize_atom = caf::atom_constant<caf::atom("oversize")>;
 using eof_atom = caf::atom_constant<caf::atom("eof")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -70,6 +71,30 @@ using model_streamer_actor = caf::typed_actor<
     // Timer: check whether the stream has been silent for too long (generation counter).
     caf::reacts_to<idle_atom, uint64_t>>;
 
+// Asks the client for approvals of one conversation and remembers "approved for session".
+// Whether to ask at all is decided by plain code (sandbox/approval.hpp) before the request.
+using approval_broker_actor = caf::typed_actor<
+    // From a turn executor: may this call go ahead? Replies at once from the session cache,
+    // else emits the request event through the conversation and replies when the client
+    // answers, when the approval timeout passes (denied, DECISIONS P3) or when cancelled.
+    caf::replies_to<ApprovalRequest>::with<ApprovalReply>,
+    // From the conversation: the client's exec_approval / patch_approval op.
+    caf::reacts_to<ApprovalAnswer>,
+    // Timer: a request (by call id) waited too long.
+    caf::reacts_to<timeout_atom, std::string>,
+    // From the conversation: its task ended; every pending request is denied.
+    caf::reacts_to<cancel_atom>>;
+
+// Runs commands of one task in child processes (own process group, sandbox applied in the
+// child). Output goes live to the requester as ExecOutput; the process loop reports the end.
+using exec_sandbox_actor = caf::typed_actor<
+    // Run a command; replies when it has ended (exit, signal, timeout, kill or spawn failure).
+    caf::replies_to<ExecRequest>::with<ExecDone>,
+    // From the process loop: a command ended.
+    caf::reacts_to<ExecDone>,
+    // Kill every running command (interrupt); their replies follow as killed.
+    caf::reacts_to<cancel_atom>>;
+
 // Runs one task of a conversation: model request, tool calls, results, next request...
 using turn_executor_actor = caf::typed_actor<
     // Begin the task.
@@ -83,7 +108,9 @@ using turn_executor_actor = caf::typed_actor<
     // The model request is being retried.
     caf::reacts_to<ModelRetrying>,
     // The model request failed for good.
-    caf::reacts_to<ModelFailed>>;
+    caf::reacts_to<ModelFailed>,
+    // Live output of a command this task runs (straight from the process loop).
+    caf::reacts_to<ExecOutput>>;
 
 // One conversation (thread): its SQ/EQ pair, history, settings and subscribers.
 using conversation_actor = caf::typed_actor<

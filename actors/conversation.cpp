@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "actors/approval_broker.hpp"
 #include "actors/turn_executor.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/environment_context.hpp"
@@ -18,9 +19,9 @@ struct ConversationState {
   std::vector<event_sink_actor> subscribers;
   uint64_t next_sub = 0;
   std::optional<turn_executor_actor> task;
+  approval_broker_actor broker;
   std::string task_sub_id;
   bool shutting_down = false;
-  std::optional<caf::typed_response_promise<bool>> shutdown_promise;
   static inline const char* name = "llmx.conversation";
 };
 
@@ -41,7 +42,7 @@ void emit(conversation_ptr self, Event ev) {
 }
 
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input) {
-  auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self));
+  auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
   self->send(exec, start_atom::value,
@@ -59,7 +60,8 @@ void apply_override(Config& cfg, const OverrideTurnContextOp& o) {
 
 void finish_shutdown(conversation_ptr self) {
   emit(self, Event{self->state.task_sub_id, ShutdownCompleteEvent{}});
-  if (self->state.shutdown_promise) self->state.shutdown_promise->deliver(true);
+  // Linked helpers ignore a normal exit; tell the broker explicitly so it does not outlive us.
+  self->send_exit(self->state.broker, caf::exit_reason::user_shutdown);
   self->quit();
 }
 
@@ -67,6 +69,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
   self->state.id = std::move(id);
   self->state.config = std::move(cfg);
   self->state.history = initial_context(self->state.config);
+  self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
+                                             self->state.config.approval_timeout_ms);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
@@ -78,6 +82,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
     if (self->state.task && em.source == self->state.task->address()) {
       auto sub = self->state.task_sub_id;
       self->state.task.reset();
+      self->send(self->state.broker, cancel_atom::value);  // nothing may wait for a finished turn
       if (em.reason && em.reason != caf::exit_reason::normal) {
         emit(self, Event{sub, ErrorEvent{"internal error: the turn ended unexpectedly: " +
                                           self->system().render(em.reason)}});
@@ -115,6 +120,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
             start_task(self, sub.id, std::move(turn->items));
         } else if (auto* o = sub.op.get_if<OverrideTurnContextOp>()) {
           apply_override(st.config, *o);
+        } else if (auto* ea = sub.op.get_if<ExecApprovalOp>()) {
+          self->send(st.broker, ApprovalAnswer{ea->id, ea->decision});
+        } else if (auto* pa = sub.op.get_if<PatchApprovalOp>()) {
+          self->send(st.broker, ApprovalAnswer{pa->id, pa->decision});
         } else if (sub.op.is<InterruptOp>()) {
           if (st.task) self->send(*st.task, interrupt_atom::value);
         } else if (sub.op.is<ShutdownOp>()) {

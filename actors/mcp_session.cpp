@@ -6,6 +6,7 @@
 #include "protocol/log.hpp"
 #include "protocol/json_codec.hpp"
 #include "protocol/mcp.hpp"
+#include "sandbox/parse_command.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx {
@@ -36,6 +37,14 @@ struct McpState {
   // tools/call requests whose conversation is still being created or looked up, by id JSON;
   // true once a notifications/cancelled arrived for it.
   std::map<std::string, bool> starting;
+  // elicitation/create requests we sent, by their id: where the answer goes.
+  struct PendingApproval {
+    conversation_actor conversation;
+    std::string call_id;
+    bool is_patch = false;
+  };
+  std::map<int64_t, PendingApproval> approvals;
+  int64_t next_request_id = 0;
   bool shutting_down = false;
   bool finished = false;
   static inline const char* name = "llmx.mcp_session";
@@ -247,6 +256,24 @@ bool on_event(mcp_ptr self, const std::string& conversation_id, const Event& ev,
     add(st.rpc.result(call.request_id, result));
   };
   const auto& ce_id = conversation_id;
+  if (!call.cancelled) {
+    std::optional<std::string> params;
+    std::string approval_call_id;
+    bool is_patch = false;
+    if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+      params = mcp::exec_elicitation_params(*ex, call.request_id, ev.id, sandbox::shell_join(ex->command));
+      approval_call_id = ex->call_id;
+    } else if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+      params = mcp::patch_elicitation_params(*pa, call.request_id, ev.id);
+      approval_call_id = pa->call_id;
+      is_patch = true;
+    }
+    if (params) {
+      auto rid = st.next_request_id++;
+      st.approvals[rid] = McpState::PendingApproval{call.conversation, approval_call_id, is_patch};
+      add(st.rpc.request(rpc::Id::from_int(rid), "elicitation/create", *params));
+    }
+  }
   if (auto* err = ev.msg.get_if<ErrorEvent>()) {
     if (!call.answered && !call.cancelled) reply_now(mcp::tool_result(ce_id, err->message, true));
     call.answered = true;
@@ -274,6 +301,30 @@ void on_events(mcp_ptr self, ConversationEvents& batch) {
   if (self->state.shutting_down && self->state.calls.empty()) finish(self);
 }
 
+// The client's answer to one of our elicitation/create requests. An error reply counts as
+// denied (DECISIONS P3) so the turn never waits on it.
+void on_client_reply(mcp_ptr self, const rpc::Incoming& in) {
+  auto& st = self->state;
+  std::optional<int64_t> id;
+  try {
+    json::Parser p;
+    auto e = p.parse(in.id.json);
+    if (e.is_int64()) id = e.get_int64().value_unsafe();
+  } catch (const json::DecodeError&) {
+  }
+  auto it = id ? st.approvals.find(*id) : st.approvals.end();
+  if (it == st.approvals.end()) {
+    log::warn("reply to unknown request id {} ignored", in.id.json);
+    return;
+  }
+  auto pending = it->second;
+  st.approvals.erase(it);
+  ReviewDecision decision = ReviewDecision::denied;
+  if (in.kind == rpc::Incoming::Kind::response && in.result) decision = mcp::decision_from_elicitation_result(*in.result);
+  Op op = pending.is_patch ? Op{PatchApprovalOp{pending.call_id, decision}} : Op{ExecApprovalOp{pending.call_id, decision}};
+  caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
+}
+
 session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor writer,
                                               conversation_manager_actor manager, McpSessionOptions options) {
   self->state.writer = std::move(writer);
@@ -293,9 +344,7 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
           case rpc::Incoming::Kind::invalid: return reply_error(self, in.id, in.invalid_code, in.invalid_reason);
           case rpc::Incoming::Kind::response:
           case rpc::Incoming::Kind::error_response:
-            // No server->client requests are pending before approvals exist.
-            log::warn("reply to unknown request id {} ignored", in.id.json);
-            return;
+            return on_client_reply(self, in);
         }
       },
       [=](oversize_atom, uint64_t limit) {

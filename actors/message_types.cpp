@@ -17,6 +17,14 @@ void add_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<ModelFailed>("llmx::ModelFailed");
   cfg.add_message_type<StreamOutcome>("llmx::StreamOutcome");
   cfg.add_message_type<InjectInput>("llmx::InjectInput");
+  cfg.add_message_type<ApprovalRequest>("llmx::ApprovalRequest");
+  cfg.add_message_type<ApprovalReply>("llmx::ApprovalReply");
+  cfg.add_message_type<ApprovalAnswer>("llmx::ApprovalAnswer");
+  cfg.add_message_type<ExecRequest>("llmx::ExecRequest");
+  cfg.add_message_type<ExecOutput>("llmx::ExecOutput");
+  cfg.add_message_type<ExecDone>("llmx::ExecDone");
+  cfg.add_message_type<approval_broker_actor>("llmx::approval_broker_actor");
+  cfg.add_message_type<exec_sandbox_actor>("llmx::exec_sandbox_actor");
   cfg.add_message_type<event_sink_actor>("llmx::event_sink_actor");
   cfg.add_message_type<conversation_actor>("llmx::conversation_actor");
   cfg.add_message_type<turn_executor_actor>("llmx::turn_executor_actor");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,69 @@ struct ModelFailed {
   uint64_t seq = 0;
   std::string message;
   LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+};
+
+// --- approvals -----------------------------------------------------------------------------------
+
+// A turn asks whether one tool call may go ahead. `event` is the exec_approval_request or
+// apply_patch_approval_request to show the client; `cache_key` identifies what an
+// "approved for session" answer covers (DECISIONS E12).
+struct ApprovalRequest {
+  std::string call_id;
+  std::string sub_id;
+  EventMsg event;
+  std::string cache_key;
+  LLMX_FIELDS(v("call_id", s.call_id); v("sub_id", s.sub_id); v("event", s.event); v("cache_key", s.cache_key))
+};
+
+struct ApprovalReply {
+  ReviewDecision decision = ReviewDecision::denied;
+  std::string note;  // why, when the decision was not the client's (e.g. "timed out after 600 s")
+  LLMX_FIELDS(v("decision", s.decision); v("note", s.note))
+};
+
+// The client's answer to an approval request: `id` is the call id or the turn's submission id.
+struct ApprovalAnswer {
+  std::string id;
+  ReviewDecision decision = ReviewDecision::denied;
+  LLMX_FIELDS(v("id", s.id); v("decision", s.decision))
+};
+
+// --- command execution -------------------------------------------------------------------------
+
+struct ExecRequest {
+  std::string call_id;
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::map<std::string, std::string> env;  // the complete child environment
+  std::optional<SandboxPolicy> sandbox;    // nullopt: run without a sandbox
+  std::string sandbox_cwd;                 // the turn's cwd, which the policy's roots refer to
+  int64_t timeout_ms = 10000;
+  LLMX_FIELDS(v("call_id", s.call_id); v("argv", s.argv); v("cwd", s.cwd); v("env", s.env);
+              v("sandbox", s.sandbox); v("sandbox_cwd", s.sandbox_cwd); v("timeout_ms", s.timeout_ms))
+};
+
+// Live output of a running command, straight from the process loop to the turn executor.
+struct ExecOutput {
+  std::string call_id;
+  bool is_stderr = false;
+  std::string bytes;
+  LLMX_FIELDS(v("call_id", s.call_id); v("is_stderr", s.is_stderr); v("bytes", s.bytes))
+};
+
+struct ExecDone {
+  std::string call_id;
+  int64_t exit_code = -1;
+  int32_t signal = 0;
+  bool timed_out = false;
+  bool killed = false;
+  std::string stdout_text, stderr_text, aggregated;
+  uint64_t duration_ns = 0;
+  std::string spawn_error;  // non-empty: the command never ran
+  LLMX_FIELDS(v("call_id", s.call_id); v("exit_code", s.exit_code); v("signal", s.signal);
+              v("timed_out", s.timed_out); v("killed", s.killed); v("stdout", s.stdout_text);
+              v("stderr", s.stderr_text); v("aggregated", s.aggregated); v("duration_ns", s.duration_ns);
+              v("spawn_error", s.spawn_error))
 };
 
 }  // namespace llmx

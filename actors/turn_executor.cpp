@@ -2,8 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
+#include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
+#include "actors/tool_flow.hpp"
 #include "actors/turn_logic.hpp"
+#include "protocol/tools.hpp"
+#include "sandbox/exec_env.hpp"
 #include "protocol/environment_context.hpp"
 #include "protocol/ids.hpp"
 
@@ -20,6 +26,16 @@ struct TurnExecutorState {
   uint64_t seq = 0;
   bool done = false;
   std::vector<Event> outbox;  // events of the current message, sent as one batch
+  // Tools: calls of the last response still to run (in order), the one running, its outputs.
+  approval_broker_actor broker;
+  std::optional<exec_sandbox_actor> exec;
+  ToolContext tools;
+  patch::TurnDiffTracker diffs;
+  std::deque<FunctionCallItem> calls;
+  std::unique_ptr<ToolFlow> flow;
+  uint64_t flow_generation = 0;  // replies for an earlier flow are stale
+  std::vector<ResponseItem> outputs;
+  std::map<std::string, std::pair<size_t, size_t>> delta_counts;  // per call: stdout, stderr chunks
   static inline const char* name = "llmx.turn_executor";
 };
 
@@ -61,6 +77,8 @@ void end_task(executor_ptr self, bool aborted) {
   if (st.done) return;
   st.done = true;
   if (st.streamer) self->send(*st.streamer, cancel_atom::value);
+  // Linked helpers ignore a normal exit: end the command runner explicitly (kills children).
+  if (st.exec) self->send_exit(*st.exec, caf::exit_reason::user_shutdown);
   if (aborted)
     emit(self, TurnAbortedEvent{"interrupted"});
   else
@@ -77,18 +95,93 @@ void send_request(executor_ptr self) {
   req.prompt.model = st.spec.config.model;
   req.prompt.instructions = system_instructions(st.spec.config);
   req.prompt.input = st.history;
+  req.prompt.tools = tools::default_tools();
   req.provider = st.spec.config.provider;
   req.call_id_prefix = fmt::format("call_{}_{}", st.spec.sub_id, st.seq);
   req.user_agent = user_agent();
   st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(req));
 }
 
-// Runs the tool calls of a response. Tools arrive with the tool router; until one is offered,
-// every call is answered with the reason it cannot run.
-std::vector<ResponseItem> run_tools(const std::vector<FunctionCallItem>& calls) {
-  std::vector<ResponseItem> outputs;
-  for (const auto& c : calls) outputs.push_back(FunctionCallOutputItem{c.call_id, "unsupported call: " + c.name});
-  return outputs;
+void continue_after_tools(executor_ptr self, bool had_calls);
+
+void run_next_call(executor_ptr self);
+
+// Carries out one step of the running tool flow.
+void advance(executor_ptr self, ToolFlow::Step step, std::vector<EventMsg>& events) {
+  auto& st = self->state;
+  emit_all(self, events);
+  auto generation = st.flow_generation;
+  auto stale = [self, generation] { return self->state.done || self->state.flow_generation != generation; };
+  if (auto* ask = std::get_if<ToolFlow::Ask>(&step)) {
+    flush(self);
+    self->request(st.broker, caf::infinite, std::move(ask->request))
+        .then(
+            [=](ApprovalReply& reply) {
+              if (stale()) return;
+              std::vector<EventMsg> ev;
+              auto next = self->state.flow->on_approval(reply, ev);
+              advance(self, std::move(next), ev);
+              flush(self);
+            },
+            [=](caf::error&) {
+              if (stale()) return;
+              std::vector<EventMsg> ev;
+              auto next = self->state.flow->on_approval(ApprovalReply{ReviewDecision::denied, "approvals unavailable"}, ev);
+              advance(self, std::move(next), ev);
+              flush(self);
+            });
+  } else if (auto* run = std::get_if<ToolFlow::Run>(&step)) {
+    flush(self);
+    if (!st.exec) st.exec = spawn_exec_sandbox(self, caf::actor_cast<turn_executor_actor>(self));
+    auto call_id = run->request.call_id;
+    self->request(*st.exec, caf::infinite, std::move(run->request))
+        .then(
+            [=](ExecDone& done) {
+              if (stale()) return;
+              std::vector<EventMsg> ev;
+              auto next = self->state.flow->on_exec(done, ev);
+              advance(self, std::move(next), ev);
+              flush(self);
+            },
+            [=](caf::error& err) {
+              if (stale()) return;
+              ExecDone failed;
+              failed.call_id = call_id;
+              failed.spawn_error = self->system().render(err);
+              std::vector<EventMsg> ev;
+              auto next = self->state.flow->on_exec(failed, ev);
+              advance(self, std::move(next), ev);
+              flush(self);
+            });
+  } else {
+    auto& done = std::get<ToolFlow::Done>(step);
+    st.outputs.push_back(FunctionCallOutputItem{st.flow->call().call_id, std::move(done.output)});
+    bool aborted = st.flow->aborted();
+    st.flow.reset();
+    ++st.flow_generation;
+    if (aborted) {
+      record(self, std::move(st.outputs));
+      st.outputs = {};
+      return end_task(self, true);
+    }
+    run_next_call(self);
+  }
+}
+
+// Tool calls run one at a time, in the order the model made them.
+void run_next_call(executor_ptr self) {
+  auto& st = self->state;
+  if (st.done) return;
+  if (st.calls.empty()) {
+    record(self, std::move(st.outputs));
+    st.outputs = {};
+    return continue_after_tools(self, true);
+  }
+  st.flow = std::make_unique<ToolFlow>(std::move(st.calls.front()), st.tools, st.diffs);
+  st.calls.pop_front();
+  std::vector<EventMsg> events;
+  auto step = st.flow->start(events);
+  advance(self, std::move(step), events);
 }
 
 void on_response_complete(executor_ptr self) {
@@ -100,13 +193,23 @@ void on_response_complete(executor_ptr self) {
   auto calls = logic.take_calls();
   st.streamer.reset();
   if (!calls.empty()) {
-    record(self, run_tools(calls));
-  } else if (finish_reason == "length") {
+    st.calls.assign(calls.begin(), calls.end());
+    return run_next_call(self);
+  }
+  if (finish_reason == "length") {
     emit(self, WarningEvent{"The model stopped because it reached its output token limit; the answer may be "
                             "incomplete."});
   } else if (finish_reason == "content_filter") {
     emit(self, WarningEvent{"The provider's content filter stopped the answer."});
   }
+  continue_after_tools(self, false);
+}
+
+// After a response's tools ran (or there were none): more input or tool results mean another
+// request; otherwise the task is done.
+void continue_after_tools(executor_ptr self, bool had_calls) {
+  auto& st = self->state;
+  auto& logic = *st.logic;
   bool has_input = !st.pending_input.empty();
   for (auto& input : st.pending_input) {
     std::vector<EventMsg> out;
@@ -115,18 +218,27 @@ void on_response_complete(executor_ptr self) {
     record(self, {std::move(item)});
   }
   st.pending_input.clear();
-  if (calls.empty() && !has_input) return end_task(self, false);
+  if (!had_calls && !has_input) return end_task(self, false);
   send_request(self);
 }
 
-turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, conversation_actor conversation) {
+turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, conversation_actor conversation,
+                                                     approval_broker_actor broker) {
   self->state.conversation = std::move(conversation);
+  self->state.broker = std::move(broker);
   return {
       [=](start_atom, TaskSpec& spec) {
         auto& st = self->state;
         st.spec = std::move(spec);
         st.history = std::move(st.spec.history);
         st.logic = std::make_unique<TurnLogic>(st.spec.conversation_id, st.spec.sub_id);
+        const auto& cfg = st.spec.config;
+        st.tools.sub_id = st.spec.sub_id;
+        st.tools.cwd = cfg.cwd;
+        st.tools.approval = cfg.approval_policy;
+        st.tools.sandbox = cfg.sandbox_policy;
+        st.tools.can_ask = cfg.interactive_approvals;
+        st.tools.base_env = sandbox::build_child_env(sandbox::ShellEnvironmentPolicy{}, sandbox::current_process_env(), false);
         emit(self, TaskStartedEvent{st.spec.config.model_context_window});
         std::vector<EventMsg> out;
         auto item = st.logic->user_input(st.spec.input, out);
@@ -153,6 +265,16 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         emit(self, StreamErrorEvent{r.message});
         flush(self);
       },
+      [=](ExecOutput& out) {
+        auto& st = self->state;
+        if (st.done) return;
+        auto& counts = st.delta_counts[out.call_id];
+        auto& n = out.is_stderr ? counts.second : counts.first;
+        if (++n > 10000) return;  // live deltas are capped per stream; the capture continues
+        emit(self, ExecCommandOutputDeltaEvent{out.call_id, out.is_stderr ? "stderr" : "stdout",
+                                               Base64Bytes{std::move(out.bytes)}});
+        flush(self);
+      },
       [=](ModelFailed& f) {
         auto& st = self->state;
         if (st.done || f.seq != st.seq) return;
@@ -165,8 +287,9 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
 
 }  // namespace
 
-turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation) {
-  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation));
+turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation,
+                                        approval_broker_actor broker) {
+  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation), std::move(broker));
 }
 
 }  // namespace llmx

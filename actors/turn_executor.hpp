@@ -6,6 +6,7 @@
 namespace llmx {
 
 // Spawns an executor linked to its conversation (`parent`).
-turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation);
+turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation,
+                                        approval_broker_actor broker);
 
 }  // namespace llmx

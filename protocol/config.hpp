@@ -28,6 +28,8 @@ struct Config {
   std::optional<int64_t> model_context_window;
   int64_t approval_timeout_ms = 600000;  // DECISIONS P3
   std::string session_source = "cli";    // cli | exec | mcp | vscode
+  // False for front ends with nobody to ask (llmx exec): calls that need approval are refused.
+  bool interactive_approvals = true;
   LLMX_FIELDS(v("llmx_home", s.llmx_home); v("model", s.model); v("provider", s.provider);
               v("approval_policy", s.approval_policy); v("sandbox_policy", s.sandbox_policy);
               v("cwd", s.cwd); v("base_instructions", s.base_instructions);
@@ -36,7 +38,8 @@ struct Config {
               v("reasoning_summary", s.reasoning_summary);
               v("model_context_window", s.model_context_window);
               v("approval_timeout_ms", s.approval_timeout_ms);
-              v("session_source", s.session_source))
+              v("session_source", s.session_source);
+              v("interactive_approvals", s.interactive_approvals, Field::defaulted))
 };
 
 // What a front end may override, highest precedence last: config.toml < profile < `-c` <

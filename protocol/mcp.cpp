@@ -155,4 +155,87 @@ std::string tool_error(const std::string& text) {
   return w.take();
 }
 
+namespace {
+void decision_schema(json::Writer& w) {
+  w.key("requestedSchema").begin_object().field("type", "object").key("properties").begin_object();
+  w.key("decision").begin_object().field("type", "string").field("title", "Decision");
+  w.field("description",
+          "approved: run it once; approved_for_session: run it and allow the same again in this session; "
+          "denied: do not run it, the agent continues; abort: stop the whole turn");
+  w.key("enum").begin_array().string("approved").string("approved_for_session").string("denied").string("abort");
+  w.end_array().end_object();
+  w.end_object();
+  w.key("required").begin_array().string("decision").end_array();
+  w.end_object();
+}
+
+void correlation(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
+                 const std::string& call_id) {
+  w.field("llmx_elicitation", kind);
+  w.field("llmx_mcp_tool_call_id", tool_call_id.as_plain_string());
+  w.field("llmx_event_id", event_id);
+  w.field("llmx_call_id", call_id);
+}
+}  // namespace
+
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                    const std::string& event_id, const std::string& command_text) {
+  json::Writer w;
+  w.begin_object();
+  std::string message = fmt::format("Allow LLMX to run `{}` in `{}`?", command_text, ev.cwd);
+  if (ev.reason) message = *ev.reason + "\n" + message;
+  w.field("message", message);
+  decision_schema(w);
+  correlation(w, "exec-approval", tool_call_id, event_id, ev.call_id);
+  w.key("llmx_command");
+  json::write_value(w, ev.command);
+  w.field("llmx_cwd", ev.cwd);
+  w.key("llmx_parsed_cmd");
+  json::write_value(w, ev.parsed_cmd);
+  if (ev.reason) w.field("llmx_reason", *ev.reason);
+  w.end_object();
+  return w.take();
+}
+
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                     const std::string& event_id) {
+  json::Writer w;
+  w.begin_object();
+  std::string message = "Allow LLMX to apply proposed code changes?";
+  if (ev.reason) message = *ev.reason + "\n" + message;
+  w.field("message", message);
+  decision_schema(w);
+  correlation(w, "patch-approval", tool_call_id, event_id, ev.call_id);
+  if (ev.reason) w.field("llmx_reason", *ev.reason);
+  if (ev.grant_root) w.field("llmx_grant_root", *ev.grant_root);
+  w.key("llmx_changes");
+  json::write_value(w, ev.changes);
+  w.end_object();
+  return w.take();
+}
+
+ReviewDecision decision_from_elicitation_result(json::Element result) {
+  auto spelled = [](std::string_view s) -> std::optional<ReviewDecision> {
+    if (s == "approved" || s == "allow" || s == "approve" || s == "yes") return ReviewDecision::approved;
+    if (s == "approved_for_session") return ReviewDecision::approved_for_session;
+    if (s == "denied" || s == "deny" || s == "no") return ReviewDecision::denied;
+    if (s == "abort") return ReviewDecision::abort;
+    return std::nullopt;
+  };
+  if (!result.is_object()) return ReviewDecision::denied;
+  auto o = result.get_object().value_unsafe();
+  try {
+    if (auto d = json::get_string(o, "decision")) return spelled(*d).value_or(ReviewDecision::denied);
+    auto action = json::get_string(o, "action");
+    if (!action) return ReviewDecision::denied;
+    if (*action != "accept") return ReviewDecision::denied;  // decline and cancel: not approved
+    if (auto content = json::get(o, "content"); content && content->is_object())
+      if (auto d = json::get_string(content->get_object().value_unsafe(), "decision"))
+        return spelled(*d).value_or(ReviewDecision::denied);
+    return ReviewDecision::approved;  // accept with no content: a plain yes
+  } catch (const json::DecodeError&) {
+    return ReviewDecision::denied;
+  }
+}
+
 }  // namespace llmx::mcp

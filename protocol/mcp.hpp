@@ -89,4 +89,15 @@ std::string tool_result(const std::string& thread_id, const std::string& text, b
 // A CallToolResult that is only an error text (bad arguments, unknown tool...).
 std::string tool_error(const std::string& text);
 
+// `elicitation/create` params for an approval event (DECISIONS P4): a message, a real
+// requestedSchema (a decision enum) and the llmx_* correlation fields of the reference.
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                    const std::string& event_id, const std::string& command_text);
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                     const std::string& event_id);
+
+// The decision in an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
+// `{decision}`; every spelling of DECISIONS P3. A reply that says nothing usable is `denied`.
+ReviewDecision decision_from_elicitation_result(json::Element result);
+
 }  // namespace llmx::mcp

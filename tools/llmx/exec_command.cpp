@@ -26,6 +26,7 @@ int run_exec(const ExecOptions& options) {
     return 1;
   }
   cfg.session_source = "exec";
+  cfg.interactive_approvals = false;
   http::preload_curl_async();
   caf::actor_system_config sys_cfg;
   configure_system(sys_cfg);

@@ -18,6 +18,22 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("prompt", exec.prompt, "The task for the agent")->required();
   exec_cmd->add_flag("--json", exec.json, "Print every event as one JSON line");
   auto add_common = [&](CLI::App* cmd, llmx::ConfigOverrides& o) {
+    cmd->add_option_function<std::string>(
+           "-s,--sandbox",
+           [&o](const std::string& v) {
+             auto mode = llmx::enum_from_name<llmx::SandboxMode>(v);
+             if (!mode) throw CLI::ValidationError("--sandbox", "expected read-only, workspace-write or danger-full-access");
+             o.sandbox_mode = *mode;
+           },
+           "Sandbox for model commands: read-only, workspace-write, danger-full-access");
+    cmd->add_option_function<std::string>(
+           "-a,--ask-for-approval",
+           [&o](const std::string& v) {
+             auto policy = llmx::enum_from_name<llmx::AskForApproval>(v);
+             if (!policy) throw CLI::ValidationError("--ask-for-approval", "expected untrusted, on-failure, on-request or never");
+             o.approval_policy = *policy;
+           },
+           "When to ask before running commands: untrusted, on-failure, on-request, never");
     cmd->add_option("-m,--model", o.model, "Model to use");
     cmd->add_option("-p,--profile", o.profile, "Configuration profile from config.toml");
     cmd->add_option("-C,--cd", o.cwd, "Working directory of the agent");

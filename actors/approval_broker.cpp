@@ -1,0 +1,93 @@
+#include "actors/approval_broker.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace llmx {
+
+namespace {
+
+struct Pending {
+  std::string sub_id;
+  std::string cache_key;
+  caf::typed_response_promise<ApprovalReply> promise;
+};
+
+struct BrokerState {
+  BrokerState() = default;
+  conversation_actor conversation;
+  int64_t timeout_ms = 600000;
+  std::set<std::string> approved_for_session;
+  std::map<std::string, Pending> pending;  // by call id
+  static inline const char* name = "llmx.approval_broker";
+};
+
+using broker_ptr = approval_broker_actor::stateful_pointer<BrokerState>;
+
+void resolve(broker_ptr self, std::map<std::string, Pending>::iterator it, ApprovalReply reply) {
+  if (reply.decision == ReviewDecision::approved_for_session) self->state.approved_for_session.insert(it->second.cache_key);
+  it->second.promise.deliver(std::move(reply));
+  self->state.pending.erase(it);
+}
+
+approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_actor conversation, int64_t timeout_ms) {
+  self->state.conversation = std::move(conversation);
+  self->state.timeout_ms = timeout_ms;
+  return {
+      [=](ApprovalRequest& req) -> caf::result<ApprovalReply> {
+        auto& st = self->state;
+        if (!req.cache_key.empty() && st.approved_for_session.count(req.cache_key))
+          return ApprovalReply{ReviewDecision::approved_for_session, "approved earlier for this session"};
+        auto promise = self->make_response_promise<ApprovalReply>();
+        // A second request for the same call replaces the first, which is denied.
+        if (auto old = st.pending.find(req.call_id); old != st.pending.end())
+          resolve(self, old, ApprovalReply{ReviewDecision::denied, "superseded by a newer request"});
+        st.pending.emplace(req.call_id, Pending{req.sub_id, req.cache_key, promise});
+        std::vector<Event> events;
+        events.push_back(Event{req.sub_id, std::move(req.event)});
+        self->send(st.conversation, std::move(events));
+        self->delayed_send(self, std::chrono::milliseconds(std::max<int64_t>(st.timeout_ms, 1)), timeout_atom::value,
+                           req.call_id);
+        return promise;
+      },
+      [=](ApprovalAnswer& answer) {
+        auto& p = self->state.pending;
+        auto it = p.find(answer.id);
+        if (it == p.end()) {
+          // The reference keys answers by the turn's submission id: accept that when unambiguous.
+          auto match = p.end();
+          size_t n = 0;
+          for (auto i = p.begin(); i != p.end(); ++i)
+            if (i->second.sub_id == answer.id) {
+              match = i;
+              ++n;
+            }
+          if (n != 1) return;
+          it = match;
+        }
+        resolve(self, it, ApprovalReply{answer.decision, ""});
+      },
+      [=](timeout_atom, const std::string& call_id) {
+        auto it = self->state.pending.find(call_id);
+        if (it == self->state.pending.end()) return;
+        resolve(self, it,
+                ApprovalReply{ReviewDecision::denied,
+                              fmt::format("no answer to the approval request within {} s; treated as denied",
+                                          self->state.timeout_ms / 1000)});
+      },
+      [=](cancel_atom) {
+        auto& p = self->state.pending;
+        while (!p.empty()) resolve(self, p.begin(), ApprovalReply{ReviewDecision::denied, "the turn ended"});
+      },
+  };
+}
+
+}  // namespace
+
+approval_broker_actor spawn_approval_broker(caf::local_actor* parent, conversation_actor conversation,
+                                            int64_t timeout_ms) {
+  return parent->spawn<caf::linked>(broker_impl, std::move(conversation), timeout_ms);
+}
+
+}  // namespace llmx

@@ -1,0 +1,248 @@
+#include "actors/tool_flow.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "protocol/json_codec.hpp"
+#include "protocol/json_writer.hpp"
+#include "protocol/tool_output.hpp"
+#include "protocol/tools.hpp"
+#include "sandbox/approval.hpp"
+#include "sandbox/parse_command.hpp"
+#include "sandbox/process.hpp"
+#include "sandbox/sandbox_policy.hpp"
+
+namespace llmx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kRejected = "exec command rejected by user";
+
+std::string resolved(const std::string& base, const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(base) / p;
+  return p.lexically_normal().string();
+}
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  auto c = fs::weakly_canonical(path, ec);
+  return ec ? fs::path(path).lexically_normal().string() : c.string();
+}
+
+std::string with_note(std::string_view text, const std::string& note) {
+  return note.empty() ? std::string(text) : fmt::format("{} ({})", text, note);
+}
+
+bool approved(ReviewDecision d) { return d == ReviewDecision::approved || d == ReviewDecision::approved_for_session; }
+
+}  // namespace
+
+bool patch_paths_writable(const patch::Patch& p, const std::string& cwd, const SandboxPolicy& sandbox) {
+  if (sandbox.mode == SandboxMode::danger_full_access) return true;
+  if (sandbox.mode == SandboxMode::read_only) return false;
+  // Resolve symlinks on both sides, then reuse the lexical check on the resolved paths.
+  patch::Patch resolved_patch = p;
+  for (auto& h : resolved_patch.hunks) {
+    h.path = canonical(resolved(cwd, h.path));
+    if (h.move_path) h.move_path = canonical(resolved(cwd, *h.move_path));
+  }
+  std::vector<std::string> roots;
+  for (const auto& r : sandbox::writable_roots(sandbox, cwd)) roots.push_back(canonical(r));
+  return patch::all_paths_writable(resolved_patch, canonical(cwd), roots);
+}
+
+ToolFlow::ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDiffTracker& diffs)
+    : call_(std::move(call)), ctx_(ctx), diffs_(diffs) {}
+
+ToolFlow::Step ToolFlow::start(std::vector<EventMsg>& events) {
+  const auto& name = call_.name;
+  if (name == "shell" || name == "container.exec" || name == "local_shell") return start_shell(events);
+  if (name == "apply_patch") {
+    tools::ApplyPatchArgs args;
+    if (auto r = tools::parse_apply_patch_args(call_.arguments, args); r.error) return Done{*r.error, false};
+    auto parsed = patch::parse(args.input);
+    if (auto* err = std::get_if<patch::ParseError>(&parsed))
+      return Done{"apply_patch verification failed: " + err->display(), false};
+    return start_patch(std::get<patch::Patch>(parsed), ctx_.cwd, events);
+  }
+  if (name == "update_plan") {
+    tools::UpdatePlanArgs args;
+    if (auto r = tools::parse_update_plan_args(call_.arguments, args); r.error) return Done{*r.error, false};
+    events.push_back(PlanUpdateEvent{args.explanation, args.plan});
+    return Done{"Plan updated", true};
+  }
+  return Done{"unsupported call: " + name, false};
+}
+
+ToolFlow::Step ToolFlow::start_shell(std::vector<EventMsg>& events) {
+  tools::ShellArgs args;
+  if (auto r = tools::parse_shell_args(call_.arguments, args); r.error) return Done{*r.error, false};
+  argv_ = args.command;
+  workdir_ = args.workdir ? resolved(ctx_.cwd, *args.workdir) : ctx_.cwd;
+  timeout_ms_ = args.timeout_ms.value_or(ctx_.default_timeout_ms);
+  escalated_ = args.with_escalated_permissions.value_or(false);
+  justification_ = args.justification;
+
+  auto intercepted = patch::intercept_shell(argv_, workdir_);
+  if (intercepted.kind == patch::Intercept::Kind::error) return Done{intercepted.error, false};
+  if (intercepted.kind == patch::Intercept::Kind::patch) return start_patch(intercepted.patch, intercepted.cwd, events);
+
+  if (escalated_ && ctx_.approval != AskForApproval::on_request)
+    return Done{sandbox::escalation_rejected_message(ctx_.approval), false};
+  auto requirement = sandbox::shell_initial_approval(ctx_.approval, ctx_.sandbox, argv_, escalated_);
+  using K = sandbox::ExecApprovalRequirement::Kind;
+  if (requirement.kind == K::forbidden) return Done{requirement.reason, false};
+  if (requirement.kind == K::needs_approval) {
+    if (!ctx_.can_ask) return refuse("command", events);
+    phase_ = Phase::initial_approval;
+    ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_, justification_, std::nullopt,
+                                sandbox::parse_command(argv_)};
+    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_cache_key()}};
+  }
+  phase_ = Phase::first_run;
+  return run(!escalated_ && ctx_.sandbox.mode != SandboxMode::danger_full_access, events);
+}
+
+std::string ToolFlow::shell_cache_key() const {
+  json::Writer w;
+  w.begin_object().key("command");
+  json::write_value(w, argv_);
+  w.field("cwd", workdir_).field("escalated", escalated_).end_object();
+  return "shell:" + w.take();
+}
+
+ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
+  ExecRequest req;
+  req.call_id = call_.call_id;
+  req.argv = argv_;
+  req.cwd = workdir_;
+  req.env = ctx_.base_env;
+  if (!ctx_.sandbox.has_network()) req.env["LLMX_SANDBOX_NETWORK_DISABLED"] = "1";
+  if (sandboxed) req.sandbox = ctx_.sandbox;
+  req.sandbox_cwd = ctx_.cwd;
+  req.timeout_ms = timeout_ms_;
+  events.push_back(ExecCommandBeginEvent{call_.call_id, argv_, workdir_, sandbox::parse_command(argv_), false});
+  return Run{std::move(req)};
+}
+
+ToolFlow::Step ToolFlow::on_exec(const ExecDone& done, std::vector<EventMsg>& events) {
+  if (phase_ == Phase::first_run && !done.killed && !done.timed_out && done.spawn_error.empty() &&
+      ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_) {
+    sandbox::ExecResult r;
+    r.exit_code = static_cast<int>(done.exit_code);
+    r.signal = done.signal;
+    r.stdout_text = done.stdout_text;
+    r.stderr_text = done.stderr_text;
+    r.aggregated = done.aggregated;
+    if (sandbox::is_sandbox_denial(r, true)) {
+      auto action = sandbox::on_sandbox_denial(ctx_.approval, already_approved_);
+      if (action == sandbox::DenialAction::retry_unsandboxed) {
+        finish_exec(done, events);
+        phase_ = Phase::retry_run;
+        return run(false, events);
+      }
+      if (action == sandbox::DenialAction::ask_then_retry_unsandboxed && ctx_.can_ask) {
+        finish_exec(done, events);
+        phase_ = Phase::retry_approval;
+        ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_,
+                                    std::string(sandbox::kRetryWithoutSandboxReason), std::nullopt,
+                                    sandbox::parse_command(argv_)};
+        return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_cache_key()}};
+      }
+    }
+  }
+  phase_ = Phase::done;
+  return finish_exec(done, events);
+}
+
+ToolFlow::Step ToolFlow::finish_exec(const ExecDone& done, std::vector<EventMsg>& events) {
+  ExecCommandEndEvent end;
+  end.call_id = call_.call_id;
+  end.duration = Duration::from_nanos(done.duration_ns);
+  if (!done.spawn_error.empty() || done.killed) {
+    std::string message = done.killed ? fmt::format("Wall time: {:.1f} seconds\naborted by user", done.duration_ns / 1e9)
+                                      : "execution error: " + done.spawn_error;
+    end.stderr_text = end.aggregated_output = end.formatted_output = message;
+    end.exit_code = -1;
+    events.push_back(std::move(end));
+    return Done{message, false};
+  }
+  end.stdout_text = json::sanitize_utf8(done.stdout_text);
+  end.stderr_text = json::sanitize_utf8(done.stderr_text);
+  end.aggregated_output = json::sanitize_utf8(done.aggregated);
+  end.exit_code = done.exit_code;
+  end.formatted_output = format_exec_output(end.aggregated_output, static_cast<int>(done.exit_code),
+                                            done.duration_ns / 1e9, done.timed_out, timeout_ms_);
+  auto output = end.formatted_output;
+  bool success = done.exit_code == 0 && !done.timed_out;
+  events.push_back(std::move(end));
+  return Done{std::move(output), success};
+}
+
+ToolFlow::Step ToolFlow::on_approval(const ApprovalReply& reply, std::vector<EventMsg>& events) {
+  if (reply.decision == ReviewDecision::abort) aborted_ = true;
+  switch (phase_) {
+    case Phase::initial_approval:
+      if (!approved(reply.decision)) return Done{with_note(kRejected, reply.note), false};
+      already_approved_ = true;
+      phase_ = Phase::first_run;
+      return run(!escalated_ && ctx_.sandbox.mode != SandboxMode::danger_full_access, events);
+    case Phase::retry_approval:
+      if (!approved(reply.decision)) return Done{with_note(kRejected, reply.note), false};
+      phase_ = Phase::retry_run;
+      return run(false, events);
+    case Phase::patch_approval:
+      if (!approved(reply.decision)) return Done{with_note(sandbox::kPatchRejectedByUser, reply.note), false};
+      return apply_patch_now(true, events);
+    default:
+      return Done{"internal error: unexpected approval", false};
+  }
+}
+
+ToolFlow::Step ToolFlow::start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events) {
+  auto verified = patch::verify(p, cwd);
+  if (!verified) return Done{verified.error, false};  // already "apply_patch verification failed: ..."
+  patch_ = std::move(*verified);
+  bool writable = patch_paths_writable(p, cwd, ctx_.sandbox);
+  auto safety = sandbox::assess_patch_safety(ctx_.approval, ctx_.sandbox, p.hunks.empty(), writable,
+                                             sandbox::probe().complete());
+  using K = sandbox::PatchSafety::Kind;
+  if (safety.kind == K::reject) return Done{safety.reason, false};
+  if (safety.kind == K::ask_user) {
+    if (!ctx_.can_ask) return refuse("patch", events);
+    phase_ = Phase::patch_approval;
+    ApplyPatchApprovalRequestEvent ev{call_.call_id, patch_->changes, std::nullopt, std::nullopt};
+    std::string key = "patch:";
+    for (const auto& [path, _] : patch_->changes) key += path + "\n";
+    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), key}};
+  }
+  return apply_patch_now(false, events);
+}
+
+ToolFlow::Step ToolFlow::apply_patch_now(bool user_approved, std::vector<EventMsg>& events) {
+  phase_ = Phase::done;
+  events.push_back(PatchApplyBeginEvent{call_.call_id, !user_approved, patch_->changes});
+  diffs_.on_patch_begin(patch_->changes);
+  auto t0 = std::chrono::steady_clock::now();
+  auto result = patch::apply(patch_->patch, patch_->cwd);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  events.push_back(PatchApplyEndEvent{call_.call_id, result.stdout_text, result.stderr_text, result.exit_code == 0});
+  if (auto diff = diffs_.unified_diff(); !diff.empty()) events.push_back(TurnDiffEvent{std::move(diff)});
+  const auto& body = result.exit_code == 0 ? result.stdout_text : result.stderr_text;
+  return Done{format_exec_output(body, result.exit_code, secs, false, 0), result.exit_code == 0};
+}
+
+ToolFlow::Step ToolFlow::refuse(std::string_view what, std::vector<EventMsg>&) {
+  return Done{fmt::format("This {} was not run: it needs the user's approval (approval policy `{}`, sandbox `{}`), "
+                          "and this session cannot ask for approvals. Work within the sandbox, or tell the user "
+                          "to re-run with a wider --sandbox or --ask-for-approval never.",
+                          what, enum_name(ctx_.approval), enum_name(ctx_.sandbox.mode)),
+              false};
+}
+
+}  // namespace llmx

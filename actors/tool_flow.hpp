@@ -1,0 +1,85 @@
+// One tool call from the model to its output, free of actors: argument parsing, apply_patch
+// interception, the approval and sandbox decisions (engine.md §7.1–7.3), retries after a
+// sandbox denial, and the events the client sees. The turn executor drives it: each step says
+// what to do next (ask for approval, run a command, or done) and the executor feeds back the
+// answer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "sandbox/apply_patch.hpp"
+#include "sandbox/turn_diff.hpp"
+
+namespace llmx {
+
+// What a tool call may do in this turn.
+struct ToolContext {
+  std::string sub_id;
+  std::string cwd;
+  AskForApproval approval = AskForApproval::on_request;
+  SandboxPolicy sandbox;
+  std::map<std::string, std::string> base_env;  // child env before the network flag
+  bool can_ask = true;                          // false: nobody to ask (llmx exec)
+  int64_t default_timeout_ms = 10000;
+};
+
+class ToolFlow {
+ public:
+  struct Ask {
+    ApprovalRequest request;
+  };
+  struct Run {
+    ExecRequest request;
+  };
+  struct Done {
+    std::string output;
+    bool success = false;
+  };
+  using Step = std::variant<Ask, Run, Done>;
+
+  ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDiffTracker& diffs);
+
+  Step start(std::vector<EventMsg>& events);
+  Step on_approval(const ApprovalReply& reply, std::vector<EventMsg>& events);
+  Step on_exec(const ExecDone& done, std::vector<EventMsg>& events);
+
+  // The user answered `abort`: the turn must end (after this call's output is recorded).
+  bool aborted() const { return aborted_; }
+  const FunctionCallItem& call() const { return call_; }
+
+ private:
+  enum class Phase { initial_approval, first_run, retry_approval, retry_run, patch_approval, done };
+
+  Step start_shell(std::vector<EventMsg>& events);
+  Step start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events);
+  Step run(bool sandboxed, std::vector<EventMsg>& events);
+  Step finish_exec(const ExecDone& done, std::vector<EventMsg>& events);
+  Step apply_patch_now(bool user_approved, std::vector<EventMsg>& events);
+  Step refuse(std::string_view what, std::vector<EventMsg>& events);
+  std::string shell_cache_key() const;
+
+  FunctionCallItem call_;
+  ToolContext ctx_;
+  patch::TurnDiffTracker& diffs_;
+  Phase phase_ = Phase::done;
+  bool aborted_ = false;
+  bool already_approved_ = false;
+  // shell
+  std::vector<std::string> argv_;
+  std::string workdir_;
+  int64_t timeout_ms_ = 10000;
+  bool escalated_ = false;
+  std::optional<std::string> justification_;
+  // apply_patch
+  std::optional<patch::Verified> patch_;
+};
+
+// The writable check of a patch against the sandbox, on resolved paths: a symlink inside the
+// workspace that points outside it does not make its target writable.
+bool patch_paths_writable(const patch::Patch& p, const std::string& cwd, const SandboxPolicy& sandbox);
+
+}  // namespace llmx
