@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exec_command.hpp"
+#include "sandbox_command.hpp"
 #include "serve_command.hpp"
 
 int main(int argc, char** argv) {
@@ -45,6 +46,18 @@ int main(int argc, char** argv) {
   auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
   add_common(mcp_cmd, serve.overrides);
 
+  llmx::cli::SandboxOptions sandbox_opts;
+  auto* sandbox_cmd = app.add_subcommand("sandbox", "Run a command under the llmx sandbox, or --check what is supported");
+  sandbox_cmd->add_option("--mode", sandbox_opts.mode, "read-only, workspace-write or danger-full-access");
+  sandbox_cmd->add_flag("--check", sandbox_opts.check, "Report Landlock/seccomp support and exit");
+  sandbox_cmd->add_flag("--network", sandbox_opts.network, "Allow network access (workspace-write)");
+  sandbox_cmd->add_option("--writable-root", sandbox_opts.writable_roots, "Extra writable root (workspace-write)");
+  sandbox_cmd->add_option("command", sandbox_opts.command, "The command, after --");
+
+  std::string patch_cwd = ".";
+  auto* patch_cmd = app.add_subcommand("apply-patch", "Apply a patch read from stdin");
+  patch_cmd->add_option("-C,--cd", patch_cwd, "Directory the patch paths are relative to");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*exec_cmd) {
@@ -52,6 +65,8 @@ int main(int argc, char** argv) {
                                           config_overrides.end());
       return llmx::cli::run_exec(exec);
     }
+    if (*sandbox_cmd) return llmx::cli::run_sandbox(sandbox_opts);
+    if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
     if (*mcp_cmd) {
       serve.overrides.cli_overrides.insert(serve.overrides.cli_overrides.begin(), config_overrides.begin(),
                                            config_overrides.end());
