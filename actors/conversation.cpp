@@ -5,6 +5,9 @@
 #include "actors/approval_broker.hpp"
 #include "actors/turn_executor.hpp"
 #include "protocol/ids.hpp"
+#include "sandbox/sandbox_policy.hpp"
+
+#include <fmt/format.h>
 #include "protocol/environment_context.hpp"
 
 namespace llmx {
@@ -189,6 +192,12 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self) {
         sc.session_id = id;
         sc.model = cfg.model;
         sc.reasoning_effort = cfg.reasoning_effort;
+        if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
+          auto support = sandbox::probe();  // cached after the first conversation
+          if (!support.complete())
+            sc.sandbox_warning = fmt::format("the {} sandbox cannot be fully enforced here ({}); sandbox_fallback = {}",
+                                             enum_name(cfg.sandbox_policy.mode), support.summary, cfg.sandbox_fallback);
+        }
         auto conv = self->spawn(conversation_impl, id, std::move(cfg));
         self->monitor(conv);
         self->state.conversations.emplace(id, conv);

@@ -96,12 +96,23 @@ ToolFlow::Step ToolFlow::start_shell(std::vector<EventMsg>& events) {
     return Done{sandbox::escalation_rejected_message(ctx_.approval), false};
   auto requirement = sandbox::shell_initial_approval(ctx_.approval, ctx_.sandbox, argv_, escalated_);
   using K = sandbox::ExecApprovalRequirement::Kind;
+  if (ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_ && !ctx_.sandbox_available) {
+    if (!ctx_.fallback_with_approval)
+      return Done{fmt::format("command not run: the {} sandbox is not available on this machine ({}), and "
+                              "sandbox_fallback is `refuse`",
+                              enum_name(ctx_.sandbox.mode), ctx_.sandbox_summary),
+                  false};
+    unsandboxed_fallback_ = true;
+    if (requirement.kind == K::skip) requirement = sandbox::ExecApprovalRequirement::needs_approval();
+  }
   if (requirement.kind == K::forbidden) return Done{requirement.reason, false};
   if (requirement.kind == K::needs_approval) {
     if (!ctx_.can_ask) return refuse("command", events);
     phase_ = Phase::initial_approval;
-    ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_, justification_, std::nullopt,
-                                sandbox::parse_command(argv_)};
+    auto reason = unsandboxed_fallback_ ? std::optional<std::string>("no sandbox is available on this machine; run "
+                                                                     "this command without one?")
+                                        : justification_;
+    ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_, reason, std::nullopt, sandbox::parse_command(argv_)};
     return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_cache_key()}};
   }
   phase_ = Phase::first_run;
@@ -123,7 +134,8 @@ ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
   req.cwd = workdir_;
   req.env = ctx_.base_env;
   if (!ctx_.sandbox.has_network()) req.env["LLMX_SANDBOX_NETWORK_DISABLED"] = "1";
-  if (sandboxed) req.sandbox = ctx_.sandbox;
+  if (sandboxed && !unsandboxed_fallback_) req.sandbox = ctx_.sandbox;
+  req.allow_git_writes = ctx_.allow_git_writes;
   req.sandbox_cwd = ctx_.cwd;
   req.timeout_ms = timeout_ms_;
   events.push_back(ExecCommandBeginEvent{call_.call_id, argv_, workdir_, sandbox::parse_command(argv_), false});
@@ -132,7 +144,7 @@ ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
 
 ToolFlow::Step ToolFlow::on_exec(const ExecDone& done, std::vector<EventMsg>& events) {
   if (phase_ == Phase::first_run && !done.killed && !done.timed_out && done.spawn_error.empty() &&
-      ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_) {
+      ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_ && !unsandboxed_fallback_) {
     sandbox::ExecResult r;
     r.exit_code = static_cast<int>(done.exit_code);
     r.signal = done.signal;
@@ -210,7 +222,7 @@ ToolFlow::Step ToolFlow::start_patch(const patch::Patch& p, const std::string& c
   patch_ = std::move(*verified);
   bool writable = patch_paths_writable(p, cwd, ctx_.sandbox);
   auto safety = sandbox::assess_patch_safety(ctx_.approval, ctx_.sandbox, p.hunks.empty(), writable,
-                                             sandbox::probe().complete());
+                                             ctx_.sandbox_available);
   using K = sandbox::PatchSafety::Kind;
   if (safety.kind == K::reject) return Done{safety.reason, false};
   if (safety.kind == K::ask_user) {

@@ -25,6 +25,11 @@ struct ToolContext {
   std::map<std::string, std::string> base_env;  // child env before the network flag
   bool can_ask = true;                          // false: nobody to ask (llmx exec)
   int64_t default_timeout_ms = 10000;
+  bool allow_git_writes = false;
+  // Whether Landlock and seccomp are both available, and what to do if not (DECISIONS E11).
+  bool sandbox_available = true;
+  std::string sandbox_summary;
+  bool fallback_with_approval = false;
 };
 
 class ToolFlow {
@@ -73,6 +78,7 @@ class ToolFlow {
   std::string workdir_;
   int64_t timeout_ms_ = 10000;
   bool escalated_ = false;
+  bool unsandboxed_fallback_ = false;  // no OS sandbox here: the approved command runs without one
   std::optional<std::string> justification_;
   // apply_patch
   std::optional<patch::Verified> patch_;

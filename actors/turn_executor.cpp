@@ -10,6 +10,7 @@
 #include "actors/turn_logic.hpp"
 #include "protocol/tools.hpp"
 #include "sandbox/exec_env.hpp"
+#include "sandbox/sandbox_policy.hpp"
 #include "protocol/environment_context.hpp"
 #include "protocol/ids.hpp"
 
@@ -238,7 +239,17 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         st.tools.approval = cfg.approval_policy;
         st.tools.sandbox = cfg.sandbox_policy;
         st.tools.can_ask = cfg.interactive_approvals;
-        st.tools.base_env = sandbox::build_child_env(sandbox::ShellEnvironmentPolicy{}, sandbox::current_process_env(), false);
+        const auto& ep = cfg.shell_environment_policy;
+        sandbox::ShellEnvironmentPolicy env_policy{ep.inherit, ep.ignore_default_excludes, ep.exclude, ep.set,
+                                                   ep.include_only};
+        st.tools.base_env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), false);
+        st.tools.allow_git_writes = cfg.allow_git_writes;
+        st.tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";
+        if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
+          auto support = sandbox::probe();  // cached after the first call
+          st.tools.sandbox_available = support.complete();
+          st.tools.sandbox_summary = support.summary;
+        }
         emit(self, TaskStartedEvent{st.spec.config.model_context_window});
         std::vector<EventMsg> out;
         auto item = st.logic->user_input(st.spec.input, out);

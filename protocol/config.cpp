@@ -222,6 +222,34 @@ Config load_config(const ConfigOverrides& o) {
     if (auto v = get_as<bool>(*sww, "network_access", where)) cfg.sandbox_policy.network_access = *v;
     if (auto v = get_as<bool>(*sww, "exclude_tmpdir_env_var", where)) cfg.sandbox_policy.exclude_tmpdir_env_var = *v;
     if (auto v = get_as<bool>(*sww, "exclude_slash_tmp", where)) cfg.sandbox_policy.exclude_slash_tmp = *v;
+    if (auto v = get_as<bool>(*sww, "allow_git_writes", where)) cfg.allow_git_writes = *v;
+  }
+  if (auto v = get_as<std::string>(root, "sandbox_fallback", file)) {
+    if (*v != "refuse" && *v != "unsandboxed-with-approval")
+      throw ConfigError(fmt::format("{}: unknown value `{}` for `sandbox_fallback`, expected `refuse` or "
+                                    "`unsandboxed-with-approval`",
+                                    file, *v));
+    cfg.sandbox_fallback = *v;
+  }
+  if (auto* sep = root.get_as<toml::table>("shell_environment_policy")) {
+    std::string where = file + " [shell_environment_policy]";
+    auto& e = cfg.shell_environment_policy;
+    if (auto v = get_as<std::string>(*sep, "inherit", where)) {
+      if (*v != "all" && *v != "core" && *v != "none")
+        throw ConfigError(fmt::format("{}: unknown value `{}` for `inherit`, expected `all`, `core` or `none`", where, *v));
+      e.inherit = *v;
+    }
+    if (auto v = get_as<bool>(*sep, "ignore_default_excludes", where)) e.ignore_default_excludes = *v;
+    auto strings = [&](std::string_view key, std::vector<std::string>& out) {
+      if (auto* arr = sep->get_as<toml::array>(key))
+        for (auto& item : *arr)
+          if (auto str = item.value<std::string>()) out.push_back(*str);
+    };
+    strings("exclude", e.exclude);
+    strings("include_only", e.include_only);
+    if (auto* set = sep->get_as<toml::table>("set"))
+      for (auto& [k, v] : *set)
+        if (auto str = v.value<std::string>()) e.set[std::string(k.str())] = *str;
   }
   if (auto v = pick.operator()<std::string>("model_reasoning_effort")) cfg.reasoning_effort = *v;
   if (auto v = pick.operator()<std::string>("model_reasoning_summary")) cfg.reasoning_summary = *v;

@@ -13,6 +13,17 @@
 
 namespace llmx {
 
+// [shell_environment_policy] (engine.md §4.6): which variables commands inherit.
+struct ShellEnvironmentConfig {
+  std::string inherit = "all";  // all | core | none
+  bool ignore_default_excludes = false;
+  std::vector<std::string> exclude;
+  std::map<std::string, std::string> set;
+  std::vector<std::string> include_only;
+  LLMX_FIELDS(v("inherit", s.inherit); v("ignore_default_excludes", s.ignore_default_excludes);
+              v("exclude", s.exclude); v("set", s.set); v("include_only", s.include_only))
+};
+
 struct Config {
   std::string llmx_home;
   std::string model = "anthropic/claude-sonnet-4-20250514";
@@ -30,6 +41,9 @@ struct Config {
   std::string session_source = "cli";    // cli | exec | mcp | vscode
   // False for front ends with nobody to ask (llmx exec): calls that need approval are refused.
   bool interactive_approvals = true;
+  ShellEnvironmentConfig shell_environment_policy;
+  bool allow_git_writes = false;              // sandbox_workspace_write.allow_git_writes (E11)
+  std::string sandbox_fallback = "refuse";    // refuse | unsandboxed-with-approval (E11)
   LLMX_FIELDS(v("llmx_home", s.llmx_home); v("model", s.model); v("provider", s.provider);
               v("approval_policy", s.approval_policy); v("sandbox_policy", s.sandbox_policy);
               v("cwd", s.cwd); v("base_instructions", s.base_instructions);
@@ -39,7 +53,10 @@ struct Config {
               v("model_context_window", s.model_context_window);
               v("approval_timeout_ms", s.approval_timeout_ms);
               v("session_source", s.session_source);
-              v("interactive_approvals", s.interactive_approvals, Field::defaulted))
+              v("interactive_approvals", s.interactive_approvals, Field::defaulted);
+              v("shell_environment_policy", s.shell_environment_policy, Field::defaulted);
+              v("allow_git_writes", s.allow_git_writes, Field::defaulted);
+              v("sandbox_fallback", s.sandbox_fallback, Field::defaulted))
 };
 
 // What a front end may override, highest precedence last: config.toml < profile < `-c` <

@@ -39,12 +39,14 @@ LLMX_TAGGED(SessionConfiguredEvent, "session_configured", std::string session_id
            uint64_t history_entry_count = 0;
            // Resumed sessions only: the recorded events, a JSON array (EventMsg nests itself).
            std::optional<RawJson> initial_messages; std::string rollout_path;
+           // llmx: present when the configured sandbox cannot be enforced here (DECISIONS E11).
+           std::optional<std::string> sandbox_warning;
            LLMX_FIELDS(v("session_id", s.session_id); v("model", s.model);
                        v("reasoning_effort", s.reasoning_effort);
                        v("history_log_id", s.history_log_id, Field::defaulted);
                        v("history_entry_count", s.history_entry_count, Field::defaulted);
                        v("initial_messages", s.initial_messages);
-                       v("rollout_path", s.rollout_path)))
+                       v("rollout_path", s.rollout_path); v("sandbox_warning", s.sandbox_warning)))
 
 LLMX_TAGGED(ExecCommandBeginEvent, "exec_command_begin", std::string call_id;
            std::vector<std::string> command; std::string cwd; std::vector<ParsedCommand> parsed_cmd;
