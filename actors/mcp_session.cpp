@@ -6,6 +6,7 @@
 #include "protocol/log.hpp"
 #include "protocol/json_codec.hpp"
 #include "protocol/mcp.hpp"
+#include "sandbox/approval.hpp"
 #include "sandbox/parse_command.hpp"
 #include "transport/curl_api.hpp"
 
@@ -320,7 +321,13 @@ void on_client_reply(mcp_ptr self, const rpc::Incoming& in) {
   auto pending = it->second;
   st.approvals.erase(it);
   ReviewDecision decision = ReviewDecision::denied;
-  if (in.kind == rpc::Incoming::Kind::response && in.result) decision = mcp::decision_from_elicitation_result(*in.result);
+  if (in.kind == rpc::Incoming::Kind::response && in.result) {
+    auto reply = mcp::read_elicitation_reply(*in.result);
+    if (reply.action)
+      decision = sandbox::parse_elicitation_reply(*reply.action, reply.content_decision);
+    else if (reply.decision)
+      decision = sandbox::parse_decision(*reply.decision);
+  }
   Op op = pending.is_patch ? Op{PatchApprovalOp{pending.call_id, decision}} : Op{ExecApprovalOp{pending.call_id, decision}};
   caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
 }

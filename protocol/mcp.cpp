@@ -214,28 +214,19 @@ std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, c
   return w.take();
 }
 
-ReviewDecision decision_from_elicitation_result(json::Element result) {
-  auto spelled = [](std::string_view s) -> std::optional<ReviewDecision> {
-    if (s == "approved" || s == "allow" || s == "approve" || s == "yes") return ReviewDecision::approved;
-    if (s == "approved_for_session") return ReviewDecision::approved_for_session;
-    if (s == "denied" || s == "deny" || s == "no") return ReviewDecision::denied;
-    if (s == "abort") return ReviewDecision::abort;
+ElicitationReply read_elicitation_reply(json::Element result) {
+  ElicitationReply r;
+  if (!result.is_object()) return r;
+  auto o = result.get_object().value_unsafe();
+  auto text = [](std::optional<json::Element> e) -> std::optional<std::string> {
+    if (e && e->is_string()) return std::string(e->get_string().value_unsafe());
     return std::nullopt;
   };
-  if (!result.is_object()) return ReviewDecision::denied;
-  auto o = result.get_object().value_unsafe();
-  try {
-    if (auto d = json::get_string(o, "decision")) return spelled(*d).value_or(ReviewDecision::denied);
-    auto action = json::get_string(o, "action");
-    if (!action) return ReviewDecision::denied;
-    if (*action != "accept") return ReviewDecision::denied;  // decline and cancel: not approved
-    if (auto content = json::get(o, "content"); content && content->is_object())
-      if (auto d = json::get_string(content->get_object().value_unsafe(), "decision"))
-        return spelled(*d).value_or(ReviewDecision::denied);
-    return ReviewDecision::approved;  // accept with no content: a plain yes
-  } catch (const json::DecodeError&) {
-    return ReviewDecision::denied;
-  }
+  r.decision = text(json::get(o, "decision"));
+  r.action = text(json::get(o, "action"));
+  if (auto content = json::get(o, "content"); content && content->is_object())
+    r.content_decision = text(json::get(content->get_object().value_unsafe(), "decision"));
+  return r;
 }
 
 }  // namespace llmx::mcp

@@ -96,8 +96,13 @@ std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rp
 std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
                                      const std::string& event_id);
 
-// The decision in an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
-// `{decision}`; every spelling of DECISIONS P3. A reply that says nothing usable is `denied`.
-ReviewDecision decision_from_elicitation_result(json::Element result);
+// The fields of an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
+// `{decision}`. What they mean is decided in sandbox/approval.hpp.
+struct ElicitationReply {
+  std::optional<std::string> action;            // accept | decline | cancel
+  std::optional<std::string> content_decision;  // content.decision
+  std::optional<std::string> decision;          // legacy top-level decision
+};
+ElicitationReply read_elicitation_reply(json::Element result);
 
 }  // namespace llmx::mcp
