@@ -7,8 +7,8 @@ extern char** environ;
 namespace llmx::sandbox {
 namespace {
 
-constexpr std::string_view kCoreVars[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
-                                          "USERNAME", "TMPDIR", "TEMP", "TMP"};
+constexpr std::string_view kCoreVars[] = {"HOME",     "LOGNAME", "PATH", "SHELL", "USER",
+                                          "USERNAME", "TMPDIR",  "TEMP", "TMP"};
 constexpr std::string_view kDefaultExcludes[] = {"*KEY*", "*SECRET*", "*TOKEN*"};
 
 bool same_icase(char a, char b) {
@@ -28,7 +28,8 @@ bool glob_match_icase(std::string_view pattern, std::string_view text) {
   // Linear-time backtracking over the last `*` only (the classic wildcard algorithm).
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && same_icase(pattern[p], text[t])))) {
+    if (p < pattern.size() &&
+        (pattern[p] == '?' || (pattern[p] != '*' && same_icase(pattern[p], text[t])))) {
       ++p;
       ++t;
     } else if (p < pattern.size() && pattern[p] == '*') {
@@ -55,8 +56,9 @@ EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& paren
       if (auto it = parent.find(std::string(name)); it != parent.end()) env.insert(*it);
   }  // "none": start empty
   for (auto it = env.begin(); it != env.end();) {
-    const bool drop = (!policy.ignore_default_excludes && matches_any(kDefaultExcludes, it->first)) ||
-                      matches_any(policy.exclude, it->first);
+    const bool drop =
+        (!policy.ignore_default_excludes && matches_any(kDefaultExcludes, it->first)) ||
+        matches_any(policy.exclude, it->first);
     it = drop ? env.erase(it) : std::next(it);
   }
   for (const auto& [k, v] : policy.set) env[k] = v;

@@ -12,9 +12,9 @@ namespace llmx::sandbox {
 struct ShellEnvironmentPolicy {
   std::string inherit = "all";  // "all" | "core" | "none"
   bool ignore_default_excludes = false;
-  std::vector<std::string> exclude;       // case-insensitive globs (`*`, `?`)
+  std::vector<std::string> exclude;        // case-insensitive globs (`*`, `?`)
   std::map<std::string, std::string> set;  // inserted after the excludes
-  std::vector<std::string> include_only;  // when non-empty: keep only matching names
+  std::vector<std::string> include_only;   // when non-empty: keep only matching names
 };
 
 using EnvMap = std::map<std::string, std::string>;

@@ -32,8 +32,8 @@ constexpr uint64_t kIoctlDev = 1ull << 15;  // ABI 5
 constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
 constexpr uint64_t kReadRights = kExecute | kReadFile | kReadDir;
 
-constexpr uint64_t kNetBindTcp = 1ull << 0;     // ABI 4
-constexpr uint64_t kNetConnectTcp = 1ull << 1;  // ABI 4
+constexpr uint64_t kNetBindTcp = 1ull << 0;         // ABI 4
+constexpr uint64_t kNetConnectTcp = 1ull << 1;      // ABI 4
 constexpr uint64_t kScopeAbstractUnix = 1ull << 0;  // ABI 6
 constexpr uint64_t kScopeSignal = 1ull << 1;        // ABI 6
 
@@ -63,7 +63,8 @@ bool add_rule(int ruleset, int fd, uint64_t access, std::string* error, const st
 
 // Rule on an already opened O_PATH fd: directories get every handled right, other files only the
 // rights that apply to files (the kernel rejects directory rights on a file).
-bool add_fd_rule(int ruleset, int fd, uint64_t handled, std::string* error, const std::string& what) {
+bool add_fd_rule(int ruleset, int fd, uint64_t handled, std::string* error,
+                 const std::string& what) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return true;  // vanished: nothing to grant
   uint64_t access = S_ISDIR(st.st_mode) ? handled : (handled & kFileRights);
@@ -78,7 +79,8 @@ bool add_path_rule(int ruleset, const std::string& path, uint64_t handled, std::
 
 // Grant every entry of `root` except `.git`; the root itself stays read-only. Symlinks are not
 // followed (a link to the outside must not widen the grant) and special files are skipped.
-bool add_children_rules(int ruleset, const std::string& root, uint64_t handled, std::string* error) {
+bool add_children_rules(int ruleset, const std::string& root, uint64_t handled,
+                        std::string* error) {
   int dfd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return true;
   DIR* dir = ::fdopendir(dfd);
@@ -132,7 +134,8 @@ UniqueFd build_ruleset(const RulesetSpec& spec, int abi, std::string* error) {
     if (spec.scope_signals) attr.scoped |= kScopeSignal;
     if (spec.restrict_network) attr.scoped |= kScopeAbstractUnix;
   }
-  UniqueFd ruleset(fd_above_stdio(int(::syscall(__NR_landlock_create_ruleset, &attr, sizeof attr, 0))));
+  UniqueFd ruleset(
+      fd_above_stdio(int(::syscall(__NR_landlock_create_ruleset, &attr, sizeof attr, 0))));
   if (!ruleset) {
     if (error) *error = std::string("landlock_create_ruleset: ") + std::strerror(errno);
     return {};

@@ -10,7 +10,8 @@
 
 namespace llmx::sandbox::landlock {
 
-// Highest ABI the kernel offers (0 = Landlock unavailable or disabled). Cached after the first call.
+// Highest ABI the kernel offers (0 = Landlock unavailable or disabled). Cached after the first
+// call.
 int abi_version();
 
 struct WritableRoot {
@@ -23,8 +24,8 @@ struct WritableRoot {
 
 struct RulesetSpec {
   std::vector<WritableRoot> writable_roots;  // full access beneath each
-  bool restrict_network = false;             // ABI >= 4: no TCP bind/connect; ABI >= 6: abstract unix scope
-  bool scope_signals = true;                 // ABI >= 6: no signals to processes outside the sandbox
+  bool restrict_network = false;  // ABI >= 4: no TCP bind/connect; ABI >= 6: abstract unix scope
+  bool scope_signals = true;      // ABI >= 6: no signals to processes outside the sandbox
 };
 
 // Rights handled for an ABI (all filesystem rights the kernel knows of).

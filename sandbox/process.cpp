@@ -6,13 +6,14 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -31,9 +32,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kWakeKey = ~uint64_t(0);
-constexpr size_t kDeltaBytes = 8192;         // engine.md §6.2: live chunks of at most 8 KiB
-constexpr size_t kReadBudget = 1u << 20;     // per stream per wakeup, so one flood cannot starve others
-constexpr size_t kDrainBudget = 4u << 20;    // final drain when a writer escaped the group kill
+constexpr size_t kDeltaBytes = 8192;  // engine.md §6.2: live chunks of at most 8 KiB
+constexpr size_t kReadBudget =
+    1u << 20;  // per stream per wakeup, so one flood cannot starve others
+constexpr size_t kDrainBudget = 4u << 20;  // final drain when a writer escaped the group kill
 constexpr auto kGroupGrace = std::chrono::seconds(2);  // unkillable members (D state, other uid)
 
 // Whether a process group still has members that are not zombies. Killed orphans are reparented
@@ -66,14 +68,41 @@ bool group_has_live_members(pid_t pgid) {
   return alive;
 }
 
+// PIDFD_GET_INFO (Linux 6.13; exit status since 6.15), not in Debian 12's headers.
+struct PidfdInfo {
+  uint64_t mask, cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;  // wait status
+};
+static_assert(sizeof(PidfdInfo) == 64);
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr uint64_t kPidfdInfoExit = 1u << 3;
+
+bool exit_status_from_pidfd(int pidfd, int* status) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return false;
+  *status = info.exit_code;
+  return true;
+}
+
 enum Kind : uint64_t { kPid = 0, kOut = 1, kErr = 2 };
-uint64_t key(uint64_t id, Kind k) { return (id << 2) | k; }
+uint64_t key(uint64_t id, Kind k) {
+  return (id << 2) | k;
+}
 
 struct Proc {
   Proc(uint64_t id, std::shared_ptr<ProcessHandler> h, const SpawnRequest& r, Clock::time_point t0)
-      : id(id), handler(std::move(h)), out_cap(r.max_capture_bytes), err_cap(r.max_capture_bytes),
-        agg_cap(r.max_capture_bytes), max_chunks(r.max_delta_chunks), start(t0) {
-    if (r.timeout_ms > 0) deadline = t0 + std::chrono::milliseconds(r.timeout_ms);
+      : id(id),
+        handler(std::move(h)),
+        out_cap(r.max_capture_bytes),
+        err_cap(r.max_capture_bytes),
+        agg_cap(r.max_capture_bytes),
+        max_chunks(r.max_delta_chunks),
+        start(t0) {
+    // Beyond ~35 years the time_point would overflow; treat that as "no timeout".
+    if (r.timeout_ms > 0 && r.timeout_ms < (int64_t(1) << 40))
+      deadline = t0 + std::chrono::milliseconds(r.timeout_ms);
   }
   uint64_t id;
   std::shared_ptr<ProcessHandler> handler;
@@ -139,8 +168,10 @@ struct ProcessLoop::Impl {
         auto it = procs.find(k >> 2);
         if (it == procs.end()) continue;  // finished earlier in this batch
         Proc& p = *it->second;
-        if ((k & 3) == kPid) on_child_exit(p);
-        else read_stream(p, (k & 3) == kOut ? Stream::out : Stream::err, kReadBudget);
+        if ((k & 3) == kPid)
+          on_child_exit(p);
+        else
+          read_stream(p, (k & 3) == kOut ? Stream::out : Stream::err, kReadBudget);
       }
       take_commands();
       on_timers();
@@ -157,7 +188,7 @@ struct ProcessLoop::Impl {
       next = std::min(next, p->exited ? p->next_group_check : (p->timed_out ? next : p->deadline));
     if (next == Clock::time_point::max()) return -1;
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(next - Clock::now()).count();
-    return left <= 0 ? 0 : int((left + 999) / 1000);
+    return left <= 0 ? 0 : int(std::min<int64_t>((left + 999) / 1000, 3600 * 1000));
   }
 
   void take_commands() {
@@ -179,7 +210,8 @@ struct ProcessLoop::Impl {
     auto proc = std::make_unique<Proc>(s.id, s.handler, s.request, s.start);
     std::string error = std::move(s.error);
     const bool refused = error.empty() && shutting_down;
-    if (refused) error = "failed to run `" + s.request.argv[0] + "`: the process loop is shutting down";
+    if (refused)
+      error = "failed to run `" + s.request.argv[0] + "`: the process loop is shutting down";
     if (error.empty() && s.prepared->start(proc->child, &error)) {
       proc->sandboxed = s.prepared->sandboxed();
       add(proc->child.pidfd.get(), key(s.id, kPid));
@@ -250,14 +282,28 @@ struct ProcessLoop::Impl {
     siginfo_t info{};
     // WNOWAIT first: while the child is an unreaped zombie its pid (= the group id) cannot be
     // reused, so killing the group cannot hit a stranger.
-    if (::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info, WEXITED | WNOHANG | WNOWAIT | __WALL,
-                  nullptr) != 0 ||
-        info.si_pid == 0)
-      return;
-    ::kill(-p.child.pid, SIGKILL);  // leftovers must not outlive the command
-    ::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info, WEXITED | WNOHANG | __WALL, nullptr);
-    if (info.si_code == CLD_EXITED) p.exit_status = info.si_status;
-    else p.term_signal = info.si_status;
+    if (::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info,
+                  WEXITED | WNOHANG | WNOWAIT | __WALL, nullptr) == 0) {
+      if (info.si_pid == 0) return;   // not exited yet
+      ::kill(-p.child.pid, SIGKILL);  // leftovers must not outlive the command
+      ::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info, WEXITED | WNOHANG | __WALL,
+                nullptr);
+      if (info.si_code == CLD_EXITED)
+        p.exit_status = info.si_status;
+      else
+        p.term_signal = info.si_status;
+    } else {
+      // Reaped behind our back: the server ignores SIGCHLD (auto-reap) or some other code called
+      // waitpid(-1). The pidfd still knows the status on Linux >= 6.15.
+      ::kill(-p.child.pid, SIGKILL);
+      int status = 0;
+      if (!exit_status_from_pidfd(p.child.pidfd.get(), &status))
+        p.exit_status = -1;
+      else if (WIFEXITED(status))
+        p.exit_status = WEXITSTATUS(status);
+      else if (WIFSIGNALED(status))
+        p.term_signal = WTERMSIG(status);
+    }
     p.exited = true;
     close_fd(p.child.pidfd);
     const auto now = Clock::now();
@@ -273,7 +319,8 @@ struct ProcessLoop::Impl {
     int st;
     while (::waitpid(-pgid, &st, WNOHANG | __WALL) > 0) {
     }
-    const bool gone = (::kill(-pgid, SIGKILL) != 0 && errno == ESRCH) || !group_has_live_members(pgid);
+    const bool gone =
+        (::kill(-pgid, SIGKILL) != 0 && errno == ESRCH) || !group_has_live_members(pgid);
     if (!gone && now < p.give_up) {
       p.next_group_check = now + p.group_backoff;
       p.group_backoff = std::min(p.group_backoff * 2, std::chrono::milliseconds(64));
@@ -376,6 +423,8 @@ void ProcessLoop::kill(uint64_t id) {
   impl_->notify();
 }
 
-size_t ProcessLoop::running() const { return impl_->in_flight.load(); }
+size_t ProcessLoop::running() const {
+  return impl_->in_flight.load();
+}
 
 }  // namespace llmx::sandbox

@@ -17,7 +17,9 @@
 namespace llmx::sandbox {
 
 enum class Stream : uint8_t { out, err };
-inline std::string_view to_string(Stream s) { return s == Stream::out ? "stdout" : "stderr"; }
+inline std::string_view to_string(Stream s) {
+  return s == Stream::out ? "stdout" : "stderr";
+}
 
 struct SpawnRequest {
   std::vector<std::string> argv;  // argv[0] is looked up on the PATH of `env` (execvp semantics)

@@ -62,7 +62,8 @@ int child_main(void* arg) {
 
   if (::setpgid(0, 0) != 0) child_fail(a, Step::setup, "setpgid", errno);
   // Die with the spawning thread (the loop); the getppid() check closes the race with its exit.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(a, Step::setup, "PR_SET_PDEATHSIG", errno);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+    child_fail(a, Step::setup, "PR_SET_PDEATHSIG", errno);
   if (::getppid() != a->parent) child_fail(a, Step::setup, "parent exited", ESRCH);
   if (::dup2(a->in_fd, 0) < 0 || ::dup2(a->out_fd, 1) < 0 || ::dup2(a->err_fd, 2) < 0)
     child_fail(a, Step::setup, "dup2", errno);
@@ -192,10 +193,10 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   ::sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   int pidfd = -1;
-  // Exit signal 0: no SIGCHLD, and waitpid(-1) elsewhere in the process cannot reap our children
-  // (they are "clone" children); we wait through the pidfd with __WALL.
+  // CLONE_PIDFD hands out the pidfd atomically (no pid-reuse window). The exit signal is SIGCHLD:
+  // execve() resets it to SIGCHLD anyway, so after exec these are ordinary children.
   pid_t pid = ::clone(child_main, static_cast<char*>(stack) + kChildStack,
-                      CLONE_VM | CLONE_VFORK | CLONE_PIDFD, &args, &pidfd);
+                      CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
   int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ::munmap(stack, kChildStack);
@@ -208,12 +209,15 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
     const int e = args.failed_errno;
     const char* detail = args.failed_detail;
     switch (args.failed_step) {
-      case Step::exec: return fail(std::strerror(e));
+      case Step::exec:
+        return fail(std::strerror(e));
       case Step::chdir:
-        return fail(std::string("cannot change directory to `") + detail + "`: " + std::strerror(e));
+        return fail(std::string("cannot change directory to `") + detail +
+                    "`: " + std::strerror(e));
       case Step::sandbox:
         return fail(std::string("sandbox setup failed (") + detail + "): " + std::strerror(e));
-      default: return fail(std::string(detail ? detail : "setup") + ": " + std::strerror(e));
+      default:
+        return fail(std::string(detail ? detail : "setup") + ": " + std::strerror(e));
     }
   }
   out.pid = pid;

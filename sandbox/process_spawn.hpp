@@ -15,8 +15,8 @@
 namespace llmx::sandbox {
 
 struct ChildProcess {
-  pid_t pid = -1;  // also the process group id
-  UniqueFd pidfd;  // readable once the child has exited
+  pid_t pid = -1;     // also the process group id
+  UniqueFd pidfd;     // readable once the child has exited
   UniqueFd out, err;  // non-blocking read ends of stdout and stderr
 };
 

@@ -61,8 +61,10 @@ GitProtection detect_git_protection() {
                ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
       }))
     return GitProtection::mount_namespace;
-  const std::string uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
-  const std::string gid_map = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+  const std::string uid_map =
+      std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+  const std::string gid_map =
+      std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
   if (try_in_child([&] {
         return ::unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 &&
                write_file("/proc/self/setgroups", "deny") == 0 &&
@@ -85,13 +87,15 @@ Support compute_support() {
     if (s.landlock_abi >= 4) s.summary += ", TCP";
     if (s.landlock_abi >= 6) s.summary += ", signal and abstract-socket scopes";
     s.summary += ")";
-    if (s.landlock_abi < 3) s.summary += "; truncate(2) outside writable roots is not restricted below ABI 3";
+    if (s.landlock_abi < 3)
+      s.summary += "; truncate(2) outside writable roots is not restricted below ABI 3";
   } else {
     s.summary = "landlock: unavailable (the kernel lacks Landlock or it is disabled)";
   }
   s.summary += "\nseccomp: ";
-  s.summary += s.seccomp ? "available (network filter)"
-                         : "unavailable" + (seccomp_error.empty() ? "" : " (" + seccomp_error + ")");
+  s.summary += s.seccomp
+                   ? "available (network filter)"
+                   : "unavailable" + (seccomp_error.empty() ? "" : " (" + seccomp_error + ")");
   s.summary += "\n.git protection: ";
   s.summary += to_string(s.git_protection);
   return s;
@@ -121,9 +125,12 @@ bool contains_icase(const std::string& haystack, std::string_view needle) {
 
 std::string_view to_string(GitProtection p) {
   switch (p) {
-    case GitProtection::automatic: return "automatic";
-    case GitProtection::mount_namespace: return "read-only bind mount (private mount namespace)";
-    case GitProtection::user_namespace: return "read-only bind mount (user + mount namespace)";
+    case GitProtection::automatic:
+      return "automatic";
+    case GitProtection::mount_namespace:
+      return "read-only bind mount (private mount namespace)";
+    case GitProtection::user_namespace:
+      return "read-only bind mount (user + mount namespace)";
     case GitProtection::children_only:
       return "landlock only (root entries cannot be created or removed in git workspaces)";
   }
@@ -170,7 +177,7 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
   }
 
   GitProtection git = options.git_protection == GitProtection::automatic ? support.git_protection
-                                                                          : options.git_protection;
+                                                                         : options.git_protection;
   landlock::RulesetSpec spec;
   spec.restrict_network = need_seccomp;
   for (const auto& root : writable_roots(policy, cwd)) {
@@ -249,9 +256,13 @@ int PreparedSandbox::restrict_self(const char** step) const noexcept {
 // engine.md §6.6. Timeouts are reported as timeouts, never as denials.
 bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
   if (!sandboxed || r.exit_code == 0 || r.timed_out) return false;
-  static constexpr std::string_view kKeywords[] = {
-      "operation not permitted", "permission denied", "read-only file system", "seccomp",
-      "sandbox", "landlock", "failed to write file"};
+  static constexpr std::string_view kKeywords[] = {"operation not permitted",
+                                                   "permission denied",
+                                                   "read-only file system",
+                                                   "seccomp",
+                                                   "sandbox",
+                                                   "landlock",
+                                                   "failed to write file"};
   for (const std::string* text : {&r.stdout_text, &r.stderr_text, &r.aggregated, &r.spawn_error})
     for (auto k : kKeywords)
       if (contains_icase(*text, k)) return true;

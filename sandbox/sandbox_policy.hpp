@@ -35,7 +35,7 @@ struct Support {
   int landlock_abi = 0;  // 0 = unavailable
   bool seccomp = false;
   GitProtection git_protection = GitProtection::children_only;  // resolved, never automatic
-  std::string summary;  // one line per mechanism
+  std::string summary;                                          // one line per mechanism
   bool complete() const { return landlock_abi > 0 && seccomp; }
 };
 Support probe();  // cached; the first call forks a short-lived child to test namespaces
@@ -70,8 +70,8 @@ class PreparedSandbox {
   UniqueFd ruleset_;
   const sock_fprog* seccomp_ = nullptr;
   Ns ns_ = Ns::none;
-  std::vector<std::string> ro_paths_;       // `.git` entries to bind read-only
-  std::vector<unsigned long> ro_flags_;     // remount flags, keeping the mount's locked flags
+  std::vector<std::string> ro_paths_;    // `.git` entries to bind read-only
+  std::vector<unsigned long> ro_flags_;  // remount flags, keeping the mount's locked flags
   std::string uid_map_, gid_map_;
 };
 

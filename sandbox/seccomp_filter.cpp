@@ -26,9 +26,9 @@ namespace {
 // socket but harmless on pipes); io_uring_setup is denied because io_uring submits network
 // operations that no syscall filter sees.
 constexpr const char* kDenied[] = {
-    "connect",    "accept",   "accept4",  "bind",       "listen",     "getpeername",
-    "getsockname", "shutdown", "sendto",   "sendmsg",    "sendmmsg",   "recvmsg",
-    "recvmmsg",   "getsockopt", "setsockopt", "ptrace", "io_uring_setup",
+    "connect",     "accept",     "accept4",    "bind",    "listen",         "getpeername",
+    "getsockname", "shutdown",   "sendto",     "sendmsg", "sendmmsg",       "recvmsg",
+    "recvmmsg",    "getsockopt", "setsockopt", "ptrace",  "io_uring_setup",
 };
 
 struct Cache {
@@ -59,7 +59,8 @@ std::string build(std::vector<sock_filter>& out) {
       return std::string("seccomp_rule_add(") + name + "): " + std::strerror(-rc);
   }
   for (int nr : {int(SCMP_SYS(socket)), int(SCMP_SYS(socketpair))}) {
-    if (int rc = ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    if (int rc =
+            ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
         rc < 0)
       return std::string("seccomp_rule_add(socket): ") + std::strerror(-rc);
   }
@@ -71,7 +72,8 @@ std::string build(std::vector<sock_filter>& out) {
   off_t size = ::lseek(mem.get(), 0, SEEK_END);
   if (size <= 0 || size % off_t(sizeof(sock_filter)) != 0) return "seccomp_export_bpf: bad size";
   out.resize(size_t(size) / sizeof(sock_filter));
-  if (::pread(mem.get(), out.data(), size_t(size), 0) != size) return "seccomp_export_bpf: short read";
+  if (::pread(mem.get(), out.data(), size_t(size), 0) != size)
+    return "seccomp_export_bpf: short read";
   return {};
 }
 
