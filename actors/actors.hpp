@@ -80,8 +80,8 @@ using approval_broker_actor = caf::typed_actor<
     caf::replies_to<ApprovalRequest>::with<ApprovalReply>,
     // From the conversation: the client's exec_approval / patch_approval op.
     caf::reacts_to<ApprovalAnswer>,
-    // Timer: a request (by call id) waited too long.
-    caf::reacts_to<timeout_atom, std::string>,
+    // Timer: request number N (for this call id) waited too long; stale timers are ignored.
+    caf::reacts_to<timeout_atom, std::string, uint64_t>,
     // From the conversation: its task ended; every pending request is denied.
     caf::reacts_to<cancel_atom>>;
 

@@ -12,6 +12,7 @@ struct Pending {
   std::string sub_id;
   std::string cache_key;
   caf::typed_response_promise<ApprovalReply> promise;
+  uint64_t number = 0;  // matches the request's timer
 };
 
 struct BrokerState {
@@ -20,6 +21,7 @@ struct BrokerState {
   int64_t timeout_ms = 600000;
   std::set<std::string> approved_for_session;
   std::map<std::string, Pending> pending;  // by call id
+  uint64_t requests = 0;
   static inline const char* name = "llmx.approval_broker";
 };
 
@@ -43,12 +45,13 @@ approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_a
         // A second request for the same call replaces the first, which is denied.
         if (auto old = st.pending.find(req.call_id); old != st.pending.end())
           resolve(self, old, ApprovalReply{ReviewDecision::denied, "superseded by a newer request"});
-        st.pending.emplace(req.call_id, Pending{req.sub_id, req.cache_key, promise});
+        auto number = ++st.requests;
+        st.pending.emplace(req.call_id, Pending{req.sub_id, req.cache_key, promise, number});
         std::vector<Event> events;
         events.push_back(Event{req.sub_id, std::move(req.event)});
         self->send(st.conversation, std::move(events));
         self->delayed_send(self, std::chrono::milliseconds(std::max<int64_t>(st.timeout_ms, 1)), timeout_atom::value,
-                           req.call_id);
+                           req.call_id, number);
         return promise;
       },
       [=](ApprovalAnswer& answer) {
@@ -68,9 +71,9 @@ approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_a
         }
         resolve(self, it, ApprovalReply{answer.decision, ""});
       },
-      [=](timeout_atom, const std::string& call_id) {
+      [=](timeout_atom, const std::string& call_id, uint64_t number) {
         auto it = self->state.pending.find(call_id);
-        if (it == self->state.pending.end()) return;
+        if (it == self->state.pending.end() || it->second.number != number) return;
         resolve(self, it,
                 ApprovalReply{ReviewDecision::denied,
                               fmt::format("no answer to the approval request within {} s; treated as denied",

@@ -6,10 +6,12 @@ namespace llmx {
 
 namespace {
 
-// One process loop thread serves the children of every conversation.
+// One process loop thread serves the children of every conversation. Never destroyed: its
+// destructor would report to actors of an actor system that is already gone at exit; children
+// die with the process anyway (PR_SET_PDEATHSIG).
 sandbox::ProcessLoop& process_loop() {
-  static sandbox::ProcessLoop loop;
-  return loop;
+  static auto* loop = new sandbox::ProcessLoop;
+  return *loop;
 }
 
 // Runs on the process loop thread: forwards output and the end, never blocks.

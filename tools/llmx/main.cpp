@@ -1,4 +1,10 @@
 // The llmx command line: exec, mcp-server (and, as issues land, app-server, sandbox, ...).
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -6,7 +12,24 @@
 #include "sandbox_command.hpp"
 #include "serve_command.hpp"
 
+namespace {
+// Process hardening (engine.md §6.7): no core dumps and no ptrace/proc access to our memory or
+// environment from the commands we run, and no LD_* injection into anything we start.
+void harden_process() {
+  if (prctl(PR_SET_DUMPABLE, 0) != 0) std::exit(5);
+  struct rlimit none {0, 0};
+  if (setrlimit(RLIMIT_CORE, &none) != 0) std::exit(7);
+  std::vector<std::string> names;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (kv.starts_with("LD_")) names.emplace_back(kv.substr(0, kv.find('=')));
+  }
+  for (const auto& n : names) unsetenv(n.c_str());
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (!std::getenv("LLMX_NO_HARDENING")) harden_process();
   CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
   app.require_subcommand(1);
   std::vector<std::string> config_overrides;
