@@ -75,18 +75,6 @@ bool convertible(const ResponseItem& item) {
 
 std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& items) {
   json::Parser parser;
-  std::unordered_map<std::string, size_t> outputs;  // call id -> number of outputs seen
-  std::set<std::string> valid_calls, skipped_calls;
-  for (const auto& it : items) {
-    if (auto c = it.get_if<FunctionCallItem>()) {
-      if (is_valid_json(parser, c->arguments)) {
-        valid_calls.insert(c->call_id);
-        skipped_calls.erase(c->call_id);
-      } else {
-        skipped_calls.insert(c->call_id);
-      }
-    }
-  }
   std::set<std::string> answered;
   std::vector<ResponseItem> out;
   out.reserve(items.size() + 2);
@@ -101,8 +89,13 @@ std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& ite
   };
   for (const auto& it : items) {
     if (auto c = it.get_if<FunctionCallItem>()) {
-      if (!is_valid_json(parser, c->arguments)) continue;
-      out.push_back(it);
+      // Arguments that are not JSON would make strict providers reject the whole request; the
+      // call is kept with empty arguments so the model still sees the error its output explains.
+      if (is_valid_json(parser, c->arguments)) {
+        out.push_back(it);
+      } else {
+        out.push_back(FunctionCallItem{c->name, "{}", c->call_id});
+      }
       open_calls.push_back(c->call_id);
       answered.erase(c->call_id);
     } else if (auto o = it.get_if<FunctionCallOutputItem>()) {

@@ -30,7 +30,7 @@ struct Prompt {
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a
 // synthetic "aborted" one right after it when missing), outputs without a call are dropped,
-// and calls whose arguments are not valid JSON are dropped together with their outputs.
+// and calls whose arguments are not valid JSON are sent with `{}` (their output keeps the error).
 std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& items);
 
 // Anthropic-family models get cache_control markers (E6): model name contains "claude", unless

@@ -218,15 +218,17 @@ TEST_CASE("history repair: missing outputs are synthesised, orphans and bad call
     CHECK(history_json(out) ==
           history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "aborted"}}));
   }
-  SUBCASE("a call with invalid JSON arguments is dropped with its output") {
+  SUBCASE("a call with invalid JSON arguments is sent with {} and keeps its error output") {
     auto out = normalize_history({user_message("go"), FunctionCallItem{"shell", "{\"command\":[\"ls\"", "c1"},
                                   FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")});
-    CHECK(history_json(out) == history_json({user_message("go"), assistant_message("sorry")}));
+    CHECK(history_json(out) == history_json({user_message("go"), FunctionCallItem{"shell", "{}", "c1"},
+                                             FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")}));
   }
-  SUBCASE("a later valid call reusing the id keeps its output") {
+  SUBCASE("a later call reusing the id keeps its own output") {
     auto out = normalize_history({FunctionCallItem{"f", "{bad", "c1"}, FunctionCallOutputItem{"c1", "x"},
                                   FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}});
-    CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}}));
+    CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "x"},
+                                             FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}}));
   }
   SUBCASE("a duplicate output is dropped") {
     auto out = normalize_history({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"},
