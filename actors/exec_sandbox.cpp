@@ -50,6 +50,10 @@ struct Running {
 
 struct ExecState {
   ExecState() = default;
+  // Whatever ends this actor (the task finished or was interrupted), no child outlives it.
+  ~ExecState() {
+    for (auto& [_, r] : running) process_loop().kill(r.process_id);
+  }
   turn_executor_actor sink;
   std::map<std::string, Running> running;  // by call id
   static inline const char* name = "llmx.exec_sandbox";
@@ -59,10 +63,6 @@ using exec_ptr = exec_sandbox_actor::stateful_pointer<ExecState>;
 
 exec_sandbox_actor::behavior_type exec_impl(exec_ptr self, turn_executor_actor sink) {
   self->state.sink = std::move(sink);
-  // Whatever ends this actor (the task finished or was interrupted), no child outlives it.
-  self->attach_functor([self] {
-    for (auto& [_, r] : self->state.running) process_loop().kill(r.process_id);
-  });
   return {
       [=](ExecRequest& req) -> caf::result<ExecDone> {
         sandbox::SpawnRequest spawn;
