@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "protocol/json_writer.hpp"
 
@@ -25,6 +27,15 @@ namespace llmx::test {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// A server that dies mid-test must fail the test with its diagnostics (write_stdin returns false
+// on EPIPE), not kill the whole test binary with SIGPIPE. Children get SIG_DFL back after fork.
+const bool kSigpipeIgnored = [] {
+  ::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
+}  // namespace
 
 namespace {
 
@@ -306,8 +317,24 @@ std::string McpClient::call_reply(std::string_view conversation_id, std::string_
                                    json_quote(conversation_id) + R"(,"prompt":)" + json_quote(prompt) + "}}");
 }
 
+void McpClient::respond(std::string_view id_json, std::string_view result_json) {
+  send_line(R"({"jsonrpc":"2.0","id":)" + std::string(id_json) + R"(,"result":)" + std::string(result_json) + "}");
+}
+
+void McpClient::respond_error(std::string_view id_json, int code, std::string_view message) {
+  send_line(R"({"jsonrpc":"2.0","id":)" + std::string(id_json) + R"(,"error":{"code":)" + std::to_string(code) +
+            R"(,"message":)" + json_quote(message) + "}}");
+}
+
 bool McpClient::read_one(Duration timeout) {
+  const auto deadline = Clock::now() + timeout;
   auto line = proc_->read_line(timeout);
+  // Dropped lines do not count as the one line read: keep reading within the same time bound.
+  while (line && !drop_needle_.empty() && line->find(drop_needle_) != std::string::npos) {
+    ++dropped_lines_;
+    dropped_bytes_ += line->size() + 1;
+    line = proc_->read_line(remaining(deadline));
+  }
   if (!line) return false;
   try {
     Message m(std::move(*line));
@@ -416,6 +443,80 @@ std::vector<Message> events_of_type(const std::vector<Message>& events, std::str
   for (const auto& e : events)
     if (e.event_type() == type) out.push_back(e);
   return out;
+}
+
+std::vector<Message> parse_json_lines(std::string_view text) {
+  std::vector<Message> out;
+  for (auto& line : split_lines(text)) out.emplace_back(std::move(line));
+  return out;
+}
+
+Message recorded_requests(MockLlm& mock) { return Message(mock.requests_json()); }
+
+std::vector<std::string> tool_messages(const Message& requests, long index) {
+  auto all = requests.at("/requests");
+  if (!all.is_array()) throw std::runtime_error("/requests is not an array");
+  const long n = static_cast<long>(all.get_array().value_unsafe().size());
+  if (index < 0) index += n;
+  if (index < 0 || index >= n) throw std::runtime_error("no request #" + std::to_string(index));
+  std::vector<std::string> out;
+  const std::string base = "/requests/" + std::to_string(index) + "/messages";
+  const auto messages = requests.at(base);
+  const size_t m = messages.is_array() ? messages.get_array().value_unsafe().size() : 0;
+  for (size_t i = 0; i < m; ++i) {
+    const std::string p = base + "/" + std::to_string(i);
+    if (requests.str_or(p + "/role", "") != "tool") continue;
+    out.push_back(requests.at(p + "/content").is_string() ? requests.str(p + "/content") : requests.text(p + "/content"));
+  }
+  return out;
+}
+
+// --- processes ----------------------------------------------------------------------------------
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+void kill_processes_with_argv(const std::vector<std::string>& argv) {
+  for (pid_t pid : processes_with_argv(argv)) ::kill(pid, SIGKILL);
+}
+
+std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv) {
+  std::string wanted;
+  for (const auto& a : argv) wanted += a + '\0';
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (slurp(entry.path().string() + "/cmdline") != wanted) continue;
+    // Zombies have an empty cmdline already, but check the state to be sure.
+    const std::string stat = slurp(entry.path().string() + "/stat");
+    const auto paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && (stat[paren + 2] == 'Z' || stat[paren + 2] == 'X'))
+      continue;
+    out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+  }
+  return out;
+}
+
+bool wait_until_no_process(const std::vector<std::string>& argv, Duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    if (processes_with_argv(argv).empty()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+long peak_rss_kib(pid_t pid) {
+  const std::string status = slurp("/proc/" + std::to_string(pid) + "/status");
+  auto at = status.find("VmHWM:");
+  if (at == std::string::npos) return -1;
+  return std::atol(status.c_str() + at + 6);
 }
 
 // --- llmx exec ----------------------------------------------------------------------------------

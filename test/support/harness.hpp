@@ -158,6 +158,16 @@ class McpClient {
   // Responses in the log with this id (to check "exactly one reply" / "no reply").
   std::vector<Message> responses_for(std::string_view id_json) const;
 
+  // Answers a request the server sent us (elicitation/create): a result, or a JSON-RPC error.
+  void respond(std::string_view id_json, std::string_view result_json);
+  void respond_error(std::string_view id_json, int code, std::string_view message);
+
+  // From now on, lines containing `needle` are counted and thrown away instead of parsed and
+  // logged (for floods of output deltas that would cost the test gigabytes). "" turns it off.
+  void drop_lines_containing(std::string needle) { drop_needle_ = std::move(needle); }
+  size_t dropped_lines() const { return dropped_lines_; }
+  size_t dropped_bytes() const { return dropped_bytes_; }
+
   void close_stdin() { proc_->close_stdin(); }
   ExitStatus wait_exit(Duration timeout = kDefaultTimeout);
   ChildProcess& process() { return *proc_; }
@@ -171,6 +181,8 @@ class McpClient {
   std::vector<Message> log_;
   size_t cursor_ = 0;
   int64_t next_id_ = 1;
+  std::string drop_needle_;
+  size_t dropped_lines_ = 0, dropped_bytes_ = 0;
 };
 
 // A temp LLMX_HOME, a mock model server and an `llmx mcp-server` using both.
@@ -200,5 +212,25 @@ ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Du
 
 // Splits text into lines (without the '\n'); a trailing newline adds no empty line.
 std::vector<std::string> split_lines(std::string_view text);
+
+// Every line of `text` parsed as JSON (`llmx exec --json` output); throws on a bad line.
+std::vector<Message> parse_json_lines(std::string_view text);
+
+// GET /_mock/requests, parsed: {"requests":[<chat request bodies>...]}.
+Message recorded_requests(MockLlm& mock);
+// The `content` of every role:"tool" message of chat request `index` (-1: the last request).
+std::vector<std::string> tool_messages(const Message& requests, long index = -1);
+
+// --- processes ----------------------------------------------------------------------------------
+
+// Pids of live (non-zombie) processes whose command line is exactly `argv`.
+std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv);
+// SIGKILLs every process with exactly this command line (cleanup of what a test started, so a
+// failed run cannot poison the next one; use command lines unique to the test).
+void kill_processes_with_argv(const std::vector<std::string>& argv);
+// Waits until no process has this exact command line; false when some remain after `timeout`.
+bool wait_until_no_process(const std::vector<std::string>& argv, Duration timeout = kDefaultTimeout);
+// VmHWM (peak resident set) of a live process in KiB, from /proc/<pid>/status; -1 if unknown.
+long peak_rss_kib(pid_t pid);
 
 }  // namespace llmx::test

@@ -21,7 +21,7 @@ bool is_key_char(char c) { return is_name_char(c) && c != '-'; }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // Keys whose value runs to the end of the line, so shell commands may contain spaces.
-bool is_rest_of_line_key(std::string_view key) { return key == "cmd" || key == "text"; }
+bool is_rest_of_line_key(std::string_view key) { return key == "cmd" || key == "argv" || key == "text"; }
 
 // Text of a message's `content`: a string, or the `text` of every {type:"text"} part.
 std::string content_text(simdjson::dom::element content) {

@@ -10,6 +10,7 @@ namespace {
 constexpr std::string_view kDefaultText = "Hello from mock-llm. This is a streamed answer.";
 constexpr long long kMaxDeltas = 1'000'000;
 constexpr long long kMaxDelayMs = 600'000;
+constexpr long long kMaxQuote = 1'000'000;
 
 using Builder = Script (*)(const ChatRequest &, const Directive &);
 
@@ -40,12 +41,14 @@ void add_words(Script &s, std::string_view text) {
   for (auto &w : split_words(text)) s.content(std::move(w));
 }
 
-// Follow-up answer after a tool ran: a fixed prefix, then what the tool returned.
-Script tool_result_script(const ChatRequest &req, std::string_view prefix) {
+// Follow-up answer after a tool ran: a fixed prefix, then what the tool returned (its first
+// `quote=N` code points, 200 by default).
+Script tool_result_script(const ChatRequest &req, std::string_view prefix, const Directive &d) {
   Script s;
   s.role();
   s.content(std::string(prefix));
-  const std::string_view output = trim(utf8_prefix(req.messages.back().text, 200));
+  const auto quote = static_cast<size_t>(d.int_param("quote", 200, 0, kMaxQuote));
+  const std::string_view output = trim(utf8_prefix(req.messages.back().text, quote));
   if (!output.empty()) s.content(std::string(output));
   s.finish("stop");
   return s;
@@ -73,10 +76,25 @@ Script single_tool_script(std::string_view preamble, std::string id, std::string
   return s;
 }
 
-std::string shell_arguments(std::string_view command) {
+std::string shell_arguments(std::string_view command, long long timeout_ms = 10000) {
   std::string args = R"({"command":["bash","-lc",)";
   append_json_string(args, command);
-  args += R"(],"timeout_ms":10000})";
+  args += R"(],"timeout_ms":)" + std::to_string(timeout_ms) + "}";
+  return args;
+}
+
+// `argv=a b c`: the command as these words, run directly (no shell).
+std::string argv_arguments(std::string_view words, long long timeout_ms) {
+  std::string args = R"({"command":[)";
+  bool first = true;
+  for (auto &w : split_words(words)) {
+    const std::string_view word = trim(w);
+    if (word.empty()) continue;
+    if (!first) args += ',';
+    first = false;
+    append_json_string(args, word);
+  }
+  args += R"(],"timeout_ms":)" + std::to_string(timeout_ms) + "}";
   return args;
 }
 
@@ -94,14 +112,39 @@ Script sc_echo(const ChatRequest &req, const Directive &) {
   return s;
 }
 
+// `cmd=...` (rest of line, run with bash -lc) or `argv=...` (rest of line, words run directly);
+// `timeout_ms=N` (default 10000) and `quote=N` go before them.
 Script sc_shell(const ChatRequest &req, const Directive &d) {
-  if (req.after_tool()) return tool_result_script(req, "The command printed: ");
+  if (req.after_tool()) return tool_result_script(req, "The command printed: ", d);
+  const long long timeout_ms = d.int_param("timeout_ms", 10000, 0, kMaxDelayMs);
+  if (auto argv = d.param("argv"))
+    return single_tool_script("Running a command.", "call_shell_1", "shell",
+                              argv_arguments(*argv, timeout_ms));
   const std::string cmd = d.param("cmd").value_or("echo hello-from-shell");
-  return single_tool_script("Running a command.", "call_shell_1", "shell", shell_arguments(cmd));
+  return single_tool_script("Running a command.", "call_shell_1", "shell",
+                            shell_arguments(cmd, timeout_ms));
+}
+
+// A shell call whose arguments are not valid JSON. Made once: if a later request shows the call
+// was made but carries no tool result, the answer says so instead of calling again.
+Script sc_badargs(const ChatRequest &req, const Directive &d) {
+  constexpr std::string_view kPreamble = "Calling with broken arguments.";
+  if (req.after_tool()) return tool_result_script(req, "Tool said: ", d);
+  for (const auto &m : req.messages)
+    if (m.role == "assistant" && m.text == kPreamble) return fixed_text_script("No tool result came back.");
+  return single_tool_script(kPreamble, "call_bad_1", "shell",
+                            R"({"command":)");
+}
+
+// A call to a tool nobody offered.
+Script sc_unknown_tool(const ChatRequest &req, const Directive &d) {
+  if (req.after_tool()) return tool_result_script(req, "Tool said: ", d);
+  return single_tool_script("Calling a tool that does not exist.", "call_frob_1", "frobnicate",
+                            R"({"x":1})");
 }
 
 Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
-  if (req.after_tool()) return tool_result_script(req, "Patch result: ");
+  if (req.after_tool()) return tool_result_script(req, "Patch result: ", d);
   const std::string file = d.param("file").value_or("hello.txt");
   const std::string input =
       "*** Begin Patch\n*** Add File: " + file + "\n+hello from mock-llm\n*** End Patch\n";
@@ -221,6 +264,7 @@ const std::vector<Entry> &registry() {
       {"error500", sc_unused},   {"error400", sc_unused},
       {"cut", sc_cut},           {"malformed", sc_malformed},
       {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
+      {"badargs", sc_badargs},   {"unknown_tool", sc_unknown_tool},
   };
   return entries;
 }
