@@ -15,6 +15,7 @@
 
 #include "process.hpp"
 #include "protocol/json_reader.hpp"
+#include "tools_bench.hpp"
 
 using namespace llmx;
 using namespace std::chrono;
@@ -109,7 +110,10 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "tools"};
+  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, tools")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
+  auto wanted = [&](std::string_view s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
 
   auto home = fs::temp_directory_path() / fmt::format("llmx-bench-{}", getpid());
   fs::create_directories(home);
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
   row("|---|---|");
 
   // 1. spawn -> initialize
-  {
+  if (wanted("startup")) {
     std::vector<double> samples;
     for (int i = 0; i < 20; ++i) {
       auto t0 = steady_clock::now();
@@ -146,7 +150,7 @@ int main(int argc, char** argv) {
   }
 
   // 2. one text turn, sequential
-  {
+  if (wanted("turn")) {
     Server s(env);
     s.initialize();
     std::vector<double> samples;
@@ -161,7 +165,7 @@ int main(int argc, char** argv) {
   }
 
   // 3. N parallel conversations in one process
-  for (int n : parallel) {
+  for (int n : wanted("parallel") ? parallel : std::vector<int>{}) {
     Server s(env);
     s.initialize();
     long rss0 = s.child().peak_rss_kib();
@@ -180,7 +184,7 @@ int main(int argc, char** argv) {
   }
 
   // 4. server CPU per streamed delta
-  {
+  if (wanted("deltas")) {
     Server s(env);
     s.initialize();
     auto warm = s.call(fmt::format("warm @mock:long deltas={}", deltas));
@@ -196,6 +200,9 @@ int main(int argc, char** argv) {
     row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas, {} notifications) | {:.2f} µs |", turns,
                     deltas, notes, cpu * 1e6 / (turns * deltas)));
   }
+
+  // 5. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
+  if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
 
   fs::remove_all(home);
   if (!readme.empty()) {
