@@ -15,36 +15,15 @@
 #include <string>
 
 #include "sandbox/apply_patch.hpp"
+#include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;
 using namespace llmx::patch;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/llmx_apply_patch_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string at(const std::string& rel) const { return path + "/" + rel; }
-  void write(const std::string& rel, const std::string& content) const {
-    std::filesystem::create_directories(std::filesystem::path(at(rel)).parent_path());
-    std::ofstream(at(rel), std::ios::binary) << content;
-  }
-  std::optional<std::string> read(const std::string& rel) const {
-    std::ifstream f(at(rel), std::ios::binary);
-    if (!f) return std::nullopt;
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-  bool exists(const std::string& rel) const { return std::filesystem::exists(at(rel)); }
+struct TempDir : llmx::test::ScratchDir {
+  TempDir() : ScratchDir("llmx_apply_patch") {}
 };
 
 Patch parsed(const std::string& body) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sandbox/apply_patch.hpp"
+#include "test/support/unit_temp_dir.hpp"
 #include "sandbox/turn_diff.hpp"
 
 using namespace llmx;
@@ -17,23 +18,8 @@ using namespace llmx::patch;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/llmx_turn_diff_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string at(const std::string& rel) const { return path + "/" + rel; }
-  void write(const std::string& rel, const std::string& content) const {
-    std::filesystem::create_directories(std::filesystem::path(at(rel)).parent_path());
-    std::ofstream(at(rel), std::ios::binary) << content;
-  }
-  void remove(const std::string& rel) const { std::filesystem::remove(at(rel)); }
+struct TempDir : llmx::test::ScratchDir {
+  TempDir() : ScratchDir("llmx_turn_diff") {}
 };
 
 // A directory that looks like a git work tree (the tracker only checks for `.git`).
