@@ -1,8 +1,9 @@
 #include "actors/approval_broker.hpp"
 
-#include <set>
 
 #include <fmt/format.h>
+
+#include "sandbox/approval.hpp"
 
 namespace llmx {
 
@@ -10,7 +11,7 @@ namespace {
 
 struct Pending {
   std::string sub_id;
-  std::string cache_key;
+  ApprovalKey key;
   caf::typed_response_promise<ApprovalReply> promise;
   uint64_t number = 0;  // matches the request's timer
 };
@@ -19,7 +20,7 @@ struct BrokerState {
   BrokerState() = default;
   conversation_actor conversation;
   int64_t timeout_ms = 600000;
-  std::set<std::string> approved_for_session;
+  sandbox::ApprovalCache cache;
   std::map<std::string, Pending> pending;  // by call id
   uint64_t requests = 0;
   static inline const char* name = "llmx.approval_broker";
@@ -27,8 +28,21 @@ struct BrokerState {
 
 using broker_ptr = approval_broker_actor::stateful_pointer<BrokerState>;
 
+sandbox::ShellApprovalKey shell_key(const ApprovalKey& k) { return {k.command, k.cwd, k.escalated}; }
+sandbox::PatchApprovalKey patch_key(const ApprovalKey& k) { return {{k.files.begin(), k.files.end()}}; }
+
+bool cached(const sandbox::ApprovalCache& cache, const ApprovalKey& k) {
+  return k.is_patch ? cache.approved_for_session(patch_key(k)) : cache.approved_for_session(shell_key(k));
+}
+
 void resolve(broker_ptr self, std::map<std::string, Pending>::iterator it, ApprovalReply reply) {
-  if (reply.decision == ReviewDecision::approved_for_session) self->state.approved_for_session.insert(it->second.cache_key);
+  if (reply.decision == ReviewDecision::approved_for_session) {
+    const auto& k = it->second.key;
+    if (k.is_patch)
+      self->state.cache.remember(patch_key(k));
+    else
+      self->state.cache.remember(shell_key(k));
+  }
   it->second.promise.deliver(std::move(reply));
   self->state.pending.erase(it);
 }
@@ -39,14 +53,14 @@ approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_a
   return {
       [=](ApprovalRequest& req) -> caf::result<ApprovalReply> {
         auto& st = self->state;
-        if (!req.cache_key.empty() && st.approved_for_session.count(req.cache_key))
+        if (cached(st.cache, req.key))
           return ApprovalReply{ReviewDecision::approved_for_session, "approved earlier for this session"};
         auto promise = self->make_response_promise<ApprovalReply>();
         // A second request for the same call replaces the first, which is denied.
         if (auto old = st.pending.find(req.call_id); old != st.pending.end())
           resolve(self, old, ApprovalReply{ReviewDecision::denied, "superseded by a newer request"});
         auto number = ++st.requests;
-        st.pending.emplace(req.call_id, Pending{req.sub_id, req.cache_key, promise, number});
+        st.pending.emplace(req.call_id, Pending{req.sub_id, req.key, promise, number});
         std::vector<Event> events;
         events.push_back(Event{req.sub_id, std::move(req.event)});
         self->send(st.conversation, std::move(events));

@@ -86,15 +86,26 @@ struct ModelFailed {
 
 // --- approvals -----------------------------------------------------------------------------------
 
+// What an "approved for session" answer covers (DECISIONS E12): the exact command (argv, cwd,
+// escalation) or, for a patch, the files it touches.
+struct ApprovalKey {
+  bool is_patch = false;
+  std::vector<std::string> command;
+  std::string cwd;
+  bool escalated = false;
+  std::vector<std::string> files;
+  LLMX_FIELDS(v("is_patch", s.is_patch); v("command", s.command); v("cwd", s.cwd); v("escalated", s.escalated);
+              v("files", s.files))
+};
+
 // A turn asks whether one tool call may go ahead. `event` is the exec_approval_request or
-// apply_patch_approval_request to show the client; `cache_key` identifies what an
-// "approved for session" answer covers (DECISIONS E12).
+// apply_patch_approval_request to show the client.
 struct ApprovalRequest {
   std::string call_id;
   std::string sub_id;
   EventMsg event;
-  std::string cache_key;
-  LLMX_FIELDS(v("call_id", s.call_id); v("sub_id", s.sub_id); v("event", s.event); v("cache_key", s.cache_key))
+  ApprovalKey key;
+  LLMX_FIELDS(v("call_id", s.call_id); v("sub_id", s.sub_id); v("event", s.event); v("key", s.key))
 };
 
 struct ApprovalReply {

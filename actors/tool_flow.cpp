@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "protocol/json_codec.hpp"
-#include "protocol/json_writer.hpp"
+#include "protocol/json_writer.hpp"  // sanitize_utf8
 #include "protocol/tool_output.hpp"
 #include "protocol/tools.hpp"
 #include "sandbox/approval.hpp"
@@ -113,18 +112,18 @@ ToolFlow::Step ToolFlow::start_shell(std::vector<EventMsg>& events) {
                                                                      "this command without one?")
                                         : justification_;
     ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_, reason, std::nullopt, sandbox::parse_command(argv_)};
-    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_cache_key()}};
+    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_key()}};
   }
   phase_ = Phase::first_run;
   return run(!escalated_ && ctx_.sandbox.mode != SandboxMode::danger_full_access, events);
 }
 
-std::string ToolFlow::shell_cache_key() const {
-  json::Writer w;
-  w.begin_object().key("command");
-  json::write_value(w, argv_);
-  w.field("cwd", workdir_).field("escalated", escalated_).end_object();
-  return "shell:" + w.take();
+ApprovalKey ToolFlow::shell_key() const {
+  ApprovalKey key;
+  key.command = argv_;
+  key.cwd = workdir_;
+  key.escalated = escalated_;
+  return key;
 }
 
 ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
@@ -164,7 +163,7 @@ ToolFlow::Step ToolFlow::on_exec(const ExecDone& done, std::vector<EventMsg>& ev
         ExecApprovalRequestEvent ev{call_.call_id, argv_, workdir_,
                                     std::string(sandbox::kRetryWithoutSandboxReason), std::nullopt,
                                     sandbox::parse_command(argv_)};
-        return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_cache_key()}};
+        return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), shell_key()}};
       }
     }
   }
@@ -229,9 +228,13 @@ ToolFlow::Step ToolFlow::start_patch(const patch::Patch& p, const std::string& c
     if (!ctx_.can_ask) return refuse("patch", events);
     phase_ = Phase::patch_approval;
     ApplyPatchApprovalRequestEvent ev{call_.call_id, patch_->changes, std::nullopt, std::nullopt};
-    std::string key = "patch:";
-    for (const auto& [path, _] : patch_->changes) key += path + "\n";
-    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), key}};
+    ApprovalKey key;
+    key.is_patch = true;
+    for (const auto& [path, change] : patch_->changes) {
+      key.files.push_back(path);
+      if (auto* u = change.get_if<FileUpdate>(); u && u->move_path) key.files.push_back(*u->move_path);
+    }
+    return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), std::move(key)}};
   }
   return apply_patch_now(false, events);
 }

@@ -65,7 +65,7 @@ class ToolFlow {
   Step finish_exec(const ExecDone& done, std::vector<EventMsg>& events);
   Step apply_patch_now(bool user_approved, std::vector<EventMsg>& events);
   Step refuse(std::string_view what, std::vector<EventMsg>& events);
-  std::string shell_cache_key() const;
+  ApprovalKey shell_key() const;
 
   FunctionCallItem call_;
   ToolContext ctx_;
