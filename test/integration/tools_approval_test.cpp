@@ -16,8 +16,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
-
 // An mcp-server plus a workspace; calls run `@mock:shell cmd=...` under workspace-write/untrusted.
 struct ApprovalFixture {
   TempDir ws{"llmx-approval-ws"};

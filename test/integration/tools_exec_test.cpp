@@ -76,8 +76,6 @@ std::string decoded_deltas(const std::vector<Message>& events, std::string_view 
   return out;
 }
 
-bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
-
 // Flags that take /tmp and $TMPDIR out of the workspace-write roots, so a temp dir next to the
 // workspace is really "outside" (both are writable by default, as in the reference).
 const std::vector<std::string> kWorkspaceOnly = {"-s", "workspace-write",

@@ -17,8 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
-
 // `llmx exec --json <flags> -- <prompt>` with its own home and the given mock; the events.
 std::vector<Message> exec_events(MockLlm& mock, const std::vector<std::string>& flags, const std::string& prompt,
                                  Duration timeout = kDefaultTimeout) {
