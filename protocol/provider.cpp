@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "protocol/json_codec.hpp"
+
 namespace llmx {
 
 namespace {
@@ -75,11 +77,25 @@ std::map<std::string, ModelProviderInfo> builtin_providers() {
 BearerToken resolve_bearer_token(const ModelProviderInfo& p) {
   if (p.experimental_bearer_token && !p.experimental_bearer_token->empty())
     return {p.experimental_bearer_token, std::nullopt};
+  if (p.env_key)
+    if (auto v = env(p.env_key->c_str())) return {*v, std::nullopt};
+  if (may_use_stored_api_key(p) && p.stored_api_key && !p.stored_api_key->empty())
+    return {p.stored_api_key, std::nullopt};
   if (!p.env_key) return {};
-  if (auto v = env(p.env_key->c_str())) return {*v, std::nullopt};
   std::string msg = fmt::format("Missing environment variable: `{}`.", *p.env_key);
   if (p.env_key_instructions) msg += " " + *p.env_key_instructions;
+  msg += " Or run `llmx login --api-key` to store a key.";
   return {std::nullopt, msg};
+}
+
+bool may_use_stored_api_key(const ModelProviderInfo& p) { return p.env_key.has_value() || p.id == "openai"; }
+
+void write_json(json::Writer& w, const ModelProviderInfo& x) {
+  ModelProviderInfo shown = x;
+  shown.stored_api_key.reset();
+  w.begin_object();
+  json::write_fields(w, shown);
+  w.end_object();
 }
 
 }  // namespace llmx

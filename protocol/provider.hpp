@@ -36,6 +36,10 @@ struct ModelProviderInfo {
   std::optional<int64_t> max_tokens;
   bool include_usage = true;                // E4: ask for usage in the stream
   std::optional<bool> prompt_cache;         // E6: force cache_control markers on or off
+  // The key stored by `llmx login` (auth.json), attached once when the configuration is loaded
+  // (auth::attach_stored_api_key) so requests never read the file. It crosses actor boundaries
+  // but is never written as JSON (see write_json below).
+  std::optional<std::string> stored_api_key;
   LLMX_FIELDS(v("id", s.id); v("name", s.name); v("base_url", s.base_url); v("env_key", s.env_key);
               v("env_key_instructions", s.env_key_instructions);
               v("experimental_bearer_token", s.experimental_bearer_token);
@@ -44,22 +48,33 @@ struct ModelProviderInfo {
               v("request_max_retries", s.request_max_retries);
               v("stream_max_retries", s.stream_max_retries);
               v("stream_idle_timeout_ms", s.stream_idle_timeout_ms); v("max_tokens", s.max_tokens);
-              v("include_usage", s.include_usage); v("prompt_cache", s.prompt_cache))
+              v("include_usage", s.include_usage); v("prompt_cache", s.prompt_cache);
+              v("stored_api_key", s.stored_api_key, Field::defaulted))
 
   // `{base_url}/chat/completions?{query}`.
   std::string chat_url() const;
   std::string responses_url() const;
 };
 
+// JSON encoding of a provider: every field except `stored_api_key`, so the stored key never
+// leaves the process in a rollout, a reply or a log line.
+void write_json(json::Writer& w, const ModelProviderInfo& x);
+
 // The built-in providers, with LLMX_BASE_URL / LLMX_API_KEY applied to `litellm` (E7).
 std::map<std::string, ModelProviderInfo> builtin_providers();
 
-// Resolves the bearer token: literal token, else the env var (an error message when it is
-// declared but unset or blank), else none.
+// Resolves the bearer token, first found wins: the literal `experimental_bearer_token`; the
+// `env_key` variable when set and non-blank; the key stored by `llmx login` (for providers with
+// an `env_key`, and the built-in `openai`). A provider that declares `env_key` and finds none of
+// them gets an error message naming the variable; one without `env_key` gets no token.
 struct BearerToken {
   std::optional<std::string> token;
   std::optional<std::string> error;
 };
 BearerToken resolve_bearer_token(const ModelProviderInfo& p);
+
+// Whether a provider may fall back to the key stored by `llmx login`: providers that declare an
+// `env_key`, and the built-in `openai` provider (the reference's `requires_openai_auth`).
+bool may_use_stored_api_key(const ModelProviderInfo& p);
 
 }  // namespace llmx
