@@ -1,138 +1,95 @@
-#include "protocol/config.hpp"
-
-#include <cstdlib>
+// load_config: config.toml, then `-c` and JSON overrides on its tree, then the profile, then
+// typed overrides (engine.md §4.1, §4.4). Where a profile and an override set the same key, the
+// override wins (llmx's order: defaults < config.toml < profile < -c < typed).
 #include <filesystem>
 #include <fstream>
-#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
-#include "protocol/json_reader.hpp"
+#include "protocol/auth.hpp"
+#include "protocol/config_reader.hpp"
+#include "protocol/project_doc.hpp"
 
 namespace llmx {
 
 namespace fs = std::filesystem;
-
-std::string llmx_home() {
-  if (const char* h = std::getenv("LLMX_HOME"); h && *h) return h;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.llmx";
-}
+using namespace config_detail;
 
 namespace {
 
-// Converts a JSON element into a TOML node (for the MCP `config` object).
-std::unique_ptr<toml::node> json_to_toml(json::Element e) {
-  using T = simdjson::dom::element_type;
-  switch (e.type()) {
-    case T::STRING: return std::make_unique<toml::value<std::string>>(std::string(e.get_string().value_unsafe()));
-    case T::INT64: return std::make_unique<toml::value<int64_t>>(e.get_int64().value_unsafe());
-    case T::UINT64: return std::make_unique<toml::value<int64_t>>(static_cast<int64_t>(e.get_uint64().value_unsafe()));
-    case T::DOUBLE: return std::make_unique<toml::value<double>>(e.get_double().value_unsafe());
-    case T::BOOL: return std::make_unique<toml::value<bool>>(e.get_bool().value_unsafe());
-    case T::ARRAY: {
-      auto arr = std::make_unique<toml::array>();
-      for (auto items = e.get_array().value_unsafe(); auto item : items)
-        if (auto n = json_to_toml(item)) arr->push_back(std::move(*n));
-      return arr;
-    }
-    case T::OBJECT: {
-      auto tbl = std::make_unique<toml::table>();
-      for (auto obj = e.get_object().value_unsafe(); auto [k, v] : obj)
-        if (auto n = json_to_toml(v)) tbl->insert_or_assign(std::string(k), std::move(*n));
-      return tbl;
-    }
-    case T::NULL_VALUE: return nullptr;
-  }
-  return nullptr;
+// A path-valued key (instructions files), kept with its position for later messages.
+struct PathSetting {
+  std::string path;
+  std::string where;
+};
+
+// The keys a profile may set, read from a profile or from the top level.
+struct Layer {
+  std::optional<std::string> model, model_provider, approval_policy, sandbox_mode, model_reasoning_effort,
+      model_reasoning_summary, model_verbosity, chatgpt_base_url;
+  std::optional<PathSetting> instructions_file, compact_prompt_file;
+  std::vector<FeatureStep> legacy_features, features;
+};
+
+Layer read_layer(const Section& t, bool is_profile) {
+  Layer l;
+  l.model = t.string("model");
+  l.model_provider = t.string("model_provider");
+  l.approval_policy = t.one_of("approval_policy", {"untrusted", "on-failure", "on-request", "never"});
+  l.sandbox_mode = t.one_of("sandbox_mode", {"read-only", "workspace-write", "danger-full-access"});
+  l.model_reasoning_effort = t.one_of("model_reasoning_effort", {"minimal", "low", "medium", "high"});
+  l.model_reasoning_summary = t.one_of("model_reasoning_summary", {"auto", "concise", "detailed", "none"});
+  l.model_verbosity = t.one_of("model_verbosity", {"low", "medium", "high"});
+  l.chatgpt_base_url = t.string("chatgpt_base_url");
+  if (auto v = t.string("experimental_instructions_file"))
+    l.instructions_file = {*v, t.where("experimental_instructions_file")};
+  if (auto v = t.string("experimental_compact_prompt_file"))
+    l.compact_prompt_file = {*v, t.where("experimental_compact_prompt_file")};
+  l.legacy_features = legacy_feature_steps(t, is_profile);
+  if (auto f = t.table("features")) l.features = feature_table_steps(*f);
+  return l;
 }
 
-// Sets a dotted key path in a table, creating (or replacing non-table) intermediates.
-void set_path(toml::table& root, std::string_view path, toml::node&& value) {
-  toml::table* t = &root;
-  while (true) {
-    auto dot = path.find('.');
-    std::string key(path.substr(0, dot));
-    if (dot == std::string_view::npos) {
-      t->insert_or_assign(key, std::move(value));
-      return;
-    }
-    auto* existing = t->get(key);
-    if (!existing || !existing->is_table()) {
-      t->insert_or_assign(key, toml::table{});
-      existing = t->get(key);
-    }
-    t = existing->as_table();
-    path.remove_prefix(dot + 1);
-  }
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
 }
 
-// Returns the (trimmed) key path it set.
-std::string apply_cli_override(toml::table& root, const std::string& raw) {
-  auto eq = raw.find('=');
-  if (eq == std::string::npos) throw ConfigError(fmt::format("Invalid override (missing '='): {}", raw));
-  auto trim = [](std::string s) {
-    auto b = s.find_first_not_of(" \t");
-    auto e = s.find_last_not_of(" \t");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
-  std::string key = trim(raw.substr(0, eq));
-  std::string value = trim(raw.substr(eq + 1));
-  if (key.empty()) throw ConfigError(fmt::format("Empty key in override: {}", raw));
+// The trimmed contents of an instructions file (relative to cwd); empty is an error.
+std::string read_instructions_file(const PathSetting& p, const std::string& cwd, std::string_view what) {
+  fs::path path(p.path);
+  if (path.is_relative()) path = fs::path(cwd) / path;
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  if (f) s << f.rdbuf();
+  std::error_code ec;
+  if (!f || fs::is_directory(path, ec))
+    throw ConfigError(fmt::format("{}: failed to read {} file `{}`", p.where, what, path.string()));
+  std::string text = trim(s.str());
+  if (text.empty()) throw ConfigError(fmt::format("{}: {} file `{}` is empty", p.where, what, path.string()));
+  return text;
+}
+
+toml::table parse_config_file(const std::string& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return {};
   try {
-    auto parsed = toml::parse("_x_ = " + value);
-    if (auto* node = parsed.get("_x_")) {
-      set_path(root, key, std::move(*node));
-      return key;
-    }
-  } catch (const toml::parse_error&) {
+    return toml::parse_file(file);
+  } catch (const toml::parse_error& err) {
+    throw ConfigError(
+        fmt::format("{}:{}:{}: {}", file, err.source().begin.line, err.source().begin.column, err.description()));
   }
-  // Not a TOML value: a literal string, surrounding quotes stripped.
-  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
-    value = value.substr(1, value.size() - 2);
-  set_path(root, key, toml::value<std::string>(value));
-  return key;
 }
 
-template <class T>
-std::optional<T> get_as(const toml::table& t, std::string_view key, const std::string& file) {
-  auto* n = t.get(key);
-  if (!n) return std::nullopt;
-  if (auto v = n->value<T>()) return *v;
-  throw ConfigError(fmt::format("{}: invalid type for `{}`", file, key));
-}
-
-template <class E>
-std::optional<E> get_enum(const toml::table& t, std::string_view key, const std::string& file) {
-  auto s = get_as<std::string>(t, key, file);
-  if (!s) return std::nullopt;
-  auto e = enum_from_name<E>(*s);
-  if (!e) throw ConfigError(fmt::format("{}: unknown value `{}` for `{}`", file, *s, key));
-  return e;
-}
-
-void apply_provider_table(ModelProviderInfo& p, const toml::table& t, const std::string& where) {
-  if (auto v = get_as<std::string>(t, "name", where)) p.name = *v;
-  if (auto v = get_as<std::string>(t, "base_url", where)) p.base_url = *v;
-  if (auto v = get_as<std::string>(t, "env_key", where)) p.env_key = *v;
-  if (auto v = get_as<std::string>(t, "env_key_instructions", where)) p.env_key_instructions = *v;
-  if (auto v = get_as<std::string>(t, "experimental_bearer_token", where)) p.experimental_bearer_token = *v;
-  if (auto v = get_enum<WireApi>(t, "wire_api", where)) p.wire_api = *v;
-  if (auto v = get_as<int64_t>(t, "request_max_retries", where)) p.request_max_retries = std::min<int64_t>(*v, 100);
-  if (auto v = get_as<int64_t>(t, "stream_max_retries", where)) p.stream_max_retries = std::min<int64_t>(*v, 100);
-  if (auto v = get_as<int64_t>(t, "stream_idle_timeout_ms", where)) p.stream_idle_timeout_ms = *v;
-  if (auto v = get_as<int64_t>(t, "max_tokens", where)) p.max_tokens = *v;
-  if (auto v = get_as<bool>(t, "include_usage", where)) p.include_usage = *v;
-  if (auto v = get_as<bool>(t, "prompt_cache", where)) p.prompt_cache = *v;
-  auto read_map = [&](std::string_view key, std::map<std::string, std::string>& out) {
-    if (auto* sub = t.get_as<toml::table>(key))
-      for (auto& [k, v] : *sub)
-        if (auto s = v.value<std::string>()) out[std::string(k.str())] = *s;
-  };
-  read_map("query_params", p.query_params);
-  read_map("http_headers", p.http_headers);
-  read_map("env_http_headers", p.env_http_headers);
+std::string resolve_cwd(const std::optional<std::string>& requested) {
+  std::error_code ec;
+  fs::path p(requested.value_or(fs::current_path(ec).string()));
+  if (p.is_relative()) p = fs::current_path(ec) / p;
+  auto canon = fs::weakly_canonical(p, ec);
+  return ec || canon.empty() ? p.lexically_normal().string() : canon.string();
 }
 
 }  // namespace
@@ -140,132 +97,155 @@ void apply_provider_table(ModelProviderInfo& p, const toml::table& t, const std:
 Config load_config(const ConfigOverrides& o) {
   Config cfg;
   cfg.llmx_home = llmx_home();
-  std::string file = cfg.llmx_home + "/config.toml";
-  toml::table root;
-  std::error_code ec;
-  if (fs::exists(file, ec)) {
-    try {
-      root = toml::parse_file(file);
-    } catch (const toml::parse_error& err) {
-      throw ConfigError(fmt::format("{}:{}:{}: {}", file, err.source().begin.line, err.source().begin.column,
-                                    err.description()));
-    }
-  }
-  // Keys set by `-c` / JSON overrides: they win over the profile's value for the same key.
-  std::set<std::string, std::less<>> overridden;
-  for (const auto& raw : o.cli_overrides) overridden.insert(apply_cli_override(root, raw));
-  for (const auto& [key, value] : o.json_overrides) {
-    json::Parser p;
-    auto node = json_to_toml(p.parse(value.text));
-    if (node) {
-      set_path(root, key, std::move(*node));
-      overridden.insert(key);
-    }
-  }
+  const std::string file = cfg.llmx_home + "/config.toml";
+  toml::table root = parse_config_file(file);
+  Ctx ctx(file, cfg.warnings);
+  for (const auto& raw : o.cli_overrides) ctx.mark_overridden(apply_cli_override(root, raw));
+  for (const auto& [key, value] : o.json_overrides)
+    if (apply_json_override(root, key, value)) ctx.mark_overridden(key);
 
-  // Profile values sit between the top level and the overrides for the keys a profile may set.
-  std::optional<std::string> profile_name = o.profile;
-  if (!profile_name) profile_name = get_as<std::string>(root, "profile", file);
-  const toml::table* profile = nullptr;
-  if (profile_name) {
-    auto* profiles = root.get_as<toml::table>("profiles");
-    profile = profiles ? profiles->get_as<toml::table>(*profile_name) : nullptr;
-    if (!profile) throw ConfigError(fmt::format("{}: config profile `{}` not found", file, *profile_name));
+  const Section top(ctx, root);
+  top.check_keys({"model", "review_model", "model_provider", "model_context_window", "model_max_output_tokens",
+                  "model_auto_compact_token_limit", "approval_policy", "sandbox_mode", "sandbox_workspace_write",
+                  "shell_environment_policy", "notify", "instructions", "developer_instructions", "compact_prompt",
+                  "experimental_instructions_file", "experimental_compact_prompt_file", "mcp_servers",
+                  "mcp_oauth_credentials_store", "cli_auth_credentials_store", "model_providers",
+                  "project_doc_max_bytes", "project_doc_fallback_filenames", "profile", "profiles", "history",
+                  "file_opener", "tui", "hide_agent_reasoning", "show_raw_agent_reasoning", "model_reasoning_effort",
+                  "model_reasoning_summary", "model_verbosity", "model_supports_reasoning_summaries",
+                  "model_reasoning_summary_format", "chatgpt_base_url", "forced_login_method",
+                  "forced_chatgpt_workspace_id", "projects", "tools", "features", "disable_paste_burst",
+                  "windows_wsl_setup_acknowledged", "notice", "otel", "experimental_use_unified_exec_tool",
+                  "experimental_use_rmcp_client", "experimental_use_freeform_apply_patch",
+                  "experimental_sandbox_command_assessment", "include_apply_patch_tool",
+                  // llmx's own
+                  "approval_timeout", "sandbox_fallback", "rollout_fsync"});
+  cfg.cwd = resolve_cwd(o.cwd);
+
+  // Every profile is checked; the active one is applied.
+  const Layer base = read_layer(top, false);
+  std::map<std::string, Layer, std::less<>> profiles;
+  if (auto ps = top.table("profiles")) {
+    for (auto&& [k, v] : ps->table()) {
+      auto p = ps->table(k.str());
+      p->check_keys({"model", "model_provider", "approval_policy", "sandbox_mode", "model_reasoning_effort",
+                     "model_reasoning_summary", "model_verbosity", "chatgpt_base_url", "experimental_instructions_file",
+                     "experimental_compact_prompt_file", "include_apply_patch_tool",
+                     "experimental_use_unified_exec_tool", "experimental_use_rmcp_client",
+                     "experimental_use_freeform_apply_patch", "experimental_sandbox_command_assessment",
+                     "tools_web_search", "tools_view_image", "features"});
+      profiles[std::string(k.str())] = read_layer(*p, true);
+    }
   }
-  auto pick = [&]<class T>(std::string_view key) -> std::optional<T> {
-    if (profile && !overridden.count(key))
-      if (auto v = get_as<T>(*profile, key, file + " [profiles." + *profile_name + "]")) return v;
-    return get_as<T>(root, key, file);
+  Layer prof;
+  std::optional<std::string> profile_name = o.profile ? o.profile : top.string("profile");
+  if (profile_name) {
+    auto it = profiles.find(*profile_name);
+    if (it == profiles.end())
+      throw ConfigError(fmt::format("{}: config profile `{}` not found (no [profiles.{}] table)", file, *profile_name,
+                                    key_part(*profile_name)));
+    prof = it->second;
+    cfg.active_profile = profile_name;
+  }
+  // The profile's value unless an override replaced the top-level key.
+  auto pick = [&]<class T>(std::optional<T> Layer::*member, std::string_view key) -> std::optional<T> {
+    if ((prof.*member) && !ctx.overridden(key)) return prof.*member;
+    return base.*member;
   };
 
-  if (auto v = pick.operator()<std::string>("model")) cfg.model = *v;
+  if (auto v = pick(&Layer::model, "model")) cfg.model = *v;
   if (o.model) cfg.model = *o.model;
+  if (auto v = top.string("review_model")) cfg.review_model = *v;
 
   auto providers = builtin_providers();
-  if (auto* user = root.get_as<toml::table>("model_providers")) {
-    for (auto& [k, v] : *user) {
-      std::string id(k.str());
-      auto* t = v.as_table();
-      if (!t) throw ConfigError(fmt::format("{}: `model_providers.{}` must be a table", file, id));
-      auto& p = providers[id];
-      bool is_new = p.id.empty();
-      p.id = id;
-      if (is_new && !t->get("name"))
-        throw ConfigError(fmt::format("{}: missing field `name` in `model_providers.{}`", file, id));
-      apply_provider_table(p, *t, fmt::format("{} [model_providers.{}]", file, id));
-    }
-  }
+  if (auto user = top.table("model_providers"))
+    for (auto&& [k, v] : user->table()) apply_provider_table(providers, *user->table(k.str()), std::string(k.str()));
   std::string provider_id = "litellm";
-  if (auto v = pick.operator()<std::string>("model_provider")) provider_id = *v;
+  if (auto v = pick(&Layer::model_provider, "model_provider")) provider_id = *v;
   if (o.model_provider) provider_id = *o.model_provider;
   auto it = providers.find(provider_id);
   if (it == providers.end()) throw ConfigError(fmt::format("Model provider `{}` not found", provider_id));
   cfg.provider = it->second;
+  auth::attach_stored_api_key(cfg.provider, cfg.llmx_home);
 
-  if (auto v = pick.operator()<std::string>("approval_policy")) {
-    auto e = enum_from_name<AskForApproval>(*v);
-    if (!e) throw ConfigError(fmt::format("{}: unknown value `{}` for `approval_policy`", file, *v));
-    cfg.approval_policy = *e;
-  }
+  if (auto v = pick(&Layer::approval_policy, "approval_policy"))
+    cfg.approval_policy = *enum_from_name<AskForApproval>(*v);
   if (o.approval_policy) cfg.approval_policy = *o.approval_policy;
-  if (auto v = pick.operator()<std::string>("sandbox_mode")) {
-    auto e = enum_from_name<SandboxMode>(*v);
-    if (!e) throw ConfigError(fmt::format("{}: unknown value `{}` for `sandbox_mode`", file, *v));
-    cfg.sandbox_policy.mode = *e;
-  }
+  // A trusted project (by cwd or its repository) defaults to workspace-write.
+  bool trusted = project_is_trusted(top, cfg.cwd);
+  auto mode = pick(&Layer::sandbox_mode, "sandbox_mode");
+  if (mode)
+    cfg.sandbox_policy.mode = *enum_from_name<SandboxMode>(*mode);
+  else if (trusted)
+    cfg.sandbox_policy.mode = SandboxMode::workspace_write;
   if (o.sandbox_mode) cfg.sandbox_policy.mode = *o.sandbox_mode;
-  if (auto* sww = root.get_as<toml::table>("sandbox_workspace_write")) {
-    std::string where = file + " [sandbox_workspace_write]";
-    if (auto* roots = sww->get_as<toml::array>("writable_roots"))
-      for (auto& r : *roots)
-        if (auto s = r.value<std::string>()) cfg.sandbox_policy.writable_roots.push_back(*s);
-    if (auto v = get_as<bool>(*sww, "network_access", where)) cfg.sandbox_policy.network_access = *v;
-    if (auto v = get_as<bool>(*sww, "exclude_tmpdir_env_var", where)) cfg.sandbox_policy.exclude_tmpdir_env_var = *v;
-    if (auto v = get_as<bool>(*sww, "exclude_slash_tmp", where)) cfg.sandbox_policy.exclude_slash_tmp = *v;
-    if (auto v = get_as<bool>(*sww, "allow_git_writes", where)) cfg.allow_git_writes = *v;
-  }
-  if (auto v = get_as<std::string>(root, "sandbox_fallback", file)) {
-    if (*v != "refuse" && *v != "unsandboxed-with-approval")
-      throw ConfigError(fmt::format("{}: unknown value `{}` for `sandbox_fallback`, expected `refuse` or "
-                                    "`unsandboxed-with-approval`",
-                                    file, *v));
-    cfg.sandbox_fallback = *v;
-  }
-  if (auto* sep = root.get_as<toml::table>("shell_environment_policy")) {
-    std::string where = file + " [shell_environment_policy]";
-    auto& e = cfg.shell_environment_policy;
-    if (auto v = get_as<std::string>(*sep, "inherit", where)) {
-      if (*v != "all" && *v != "core" && *v != "none")
-        throw ConfigError(fmt::format("{}: unknown value `{}` for `inherit`, expected `all`, `core` or `none`", where, *v));
-      e.inherit = *v;
-    }
-    if (auto v = get_as<bool>(*sep, "ignore_default_excludes", where)) e.ignore_default_excludes = *v;
-    auto strings = [&](std::string_view key, std::vector<std::string>& out) {
-      if (auto* arr = sep->get_as<toml::array>(key))
-        for (auto& item : *arr)
-          if (auto str = item.value<std::string>()) out.push_back(*str);
-    };
-    strings("exclude", e.exclude);
-    strings("include_only", e.include_only);
-    if (auto* set = sep->get_as<toml::table>("set"))
-      for (auto& [k, v] : *set)
-        if (auto str = v.value<std::string>()) e.set[std::string(k.str())] = *str;
-  }
-  if (auto v = pick.operator()<std::string>("model_reasoning_effort")) cfg.reasoning_effort = *v;
-  if (auto v = pick.operator()<std::string>("model_reasoning_summary")) cfg.reasoning_summary = *v;
-  if (auto v = get_as<int64_t>(root, "model_context_window", file)) cfg.model_context_window = *v;
-  if (auto v = get_as<int64_t>(root, "approval_timeout", file)) cfg.approval_timeout_ms = *v * 1000;
-  if (auto v = get_as<std::string>(root, "developer_instructions", file)) cfg.developer_instructions = *v;
-  if (auto v = get_as<std::string>(root, "compact_prompt", file)) cfg.compact_prompt = *v;
+  if (auto t = top.table("sandbox_workspace_write")) read_sandbox_workspace_write(*t, cfg);
+  if (auto v = top.one_of("sandbox_fallback", {"refuse", "unsandboxed-with-approval"})) cfg.sandbox_fallback = *v;
+  if (auto t = top.table("shell_environment_policy")) read_shell_environment_policy(*t, cfg.shell_environment_policy);
+
+  if (auto v = pick(&Layer::model_reasoning_effort, "model_reasoning_effort")) cfg.reasoning_effort = *v;
+  if (auto v = pick(&Layer::model_reasoning_summary, "model_reasoning_summary")) cfg.reasoning_summary = *v;
+  cfg.model_verbosity = pick(&Layer::model_verbosity, "model_verbosity");
+  if (auto v = pick(&Layer::chatgpt_base_url, "chatgpt_base_url")) cfg.chatgpt_base_url = *v;
+  cfg.model_supports_reasoning_summaries = top.boolean("model_supports_reasoning_summaries");
+  cfg.model_reasoning_summary_format = top.one_of("model_reasoning_summary_format", {"none", "experimental"});
+  cfg.model_context_window = top.integer("model_context_window", 0);
+  cfg.model_max_output_tokens = top.integer("model_max_output_tokens", 0);
+  cfg.model_auto_compact_token_limit = top.integer("model_auto_compact_token_limit");
+  if (auto v = top.integer("approval_timeout", 0)) cfg.approval_timeout_ms = *v * 1000;
+  cfg.notify = top.strings("notify");
+  (void)top.string("instructions");  // parsed, ignored (engine.md §1.4)
+
+  // Instructions: typed override > file (profile, then top level) > key.
+  cfg.developer_instructions = top.string("developer_instructions");
+  if (auto v = top.string("compact_prompt"); v && !trim(*v).empty()) cfg.compact_prompt = trim(*v);
+  auto instructions_file = prof.instructions_file && !ctx.overridden("experimental_instructions_file")
+                               ? prof.instructions_file
+                               : base.instructions_file;
+  if (instructions_file) cfg.base_instructions = read_instructions_file(*instructions_file, cfg.cwd, "instructions");
+  auto compact_file = prof.compact_prompt_file && !ctx.overridden("experimental_compact_prompt_file")
+                          ? prof.compact_prompt_file
+                          : base.compact_prompt_file;
+  if (compact_file) cfg.compact_prompt = read_instructions_file(*compact_file, cfg.cwd, "compact prompt");
   if (o.base_instructions) cfg.base_instructions = *o.base_instructions;
   if (o.developer_instructions) cfg.developer_instructions = *o.developer_instructions;
   if (o.compact_prompt) cfg.compact_prompt = *o.compact_prompt;
 
-  std::string cwd = o.cwd.value_or(fs::current_path(ec).string());
-  fs::path p(cwd);
-  if (p.is_relative()) p = fs::current_path(ec) / p;
-  cfg.cwd = fs::weakly_canonical(p, ec).string();
-  if (cfg.cwd.empty()) cfg.cwd = p.lexically_normal().string();
+  // Features: defaults < legacy keys < [features] < profile legacy keys < profile [features];
+  // a top-level key set by an override then beats the profile again.
+  using Steps = const std::vector<FeatureStep>*;
+  for (Steps steps :
+       {Steps(&base.legacy_features), Steps(&base.features), Steps(&prof.legacy_features), Steps(&prof.features)})
+    for (const auto& s : *steps) apply_feature(cfg.features, s.feature, s.value);
+  for (Steps steps : {Steps(&base.legacy_features), Steps(&base.features)})
+    for (const auto& s : *steps)
+      if (ctx.overridden(s.path)) apply_feature(cfg.features, s.feature, s.value);
+
+  if (auto v = top.integer("project_doc_max_bytes", 0)) cfg.project_doc_max_bytes = *v;
+  if (auto v = top.strings("project_doc_fallback_filenames"))
+    for (const auto& name : *v)
+      if (auto t = trim(name); !t.empty()) cfg.project_doc_fallback_filenames.push_back(t);
+  cfg.user_instructions = project_doc::user_instructions(cfg.llmx_home, cfg.cwd, cfg.project_doc_max_bytes,
+                                                         cfg.project_doc_fallback_filenames);
+
+  if (auto t = top.table("history")) read_history(*t, cfg.history);
+  if (auto v = top.boolean("hide_agent_reasoning")) cfg.hide_agent_reasoning = *v;
+  if (auto v = top.boolean("show_raw_agent_reasoning")) cfg.show_raw_agent_reasoning = *v;
+  if (auto v = top.one_of("file_opener", {"vscode", "vscode-insiders", "windsurf", "cursor", "none"}))
+    cfg.file_opener = *v;
+  cfg.forced_login_method = top.one_of("forced_login_method", {"chatgpt", "api"});
+  cfg.forced_chatgpt_workspace_id = top.string("forced_chatgpt_workspace_id");
+  if (auto v = top.one_of("mcp_oauth_credentials_store", {"auto", "file", "keyring"}))
+    cfg.mcp_oauth_credentials_store = *v;
+  if (auto v = top.one_of("cli_auth_credentials_store", {"file", "keyring", "auto"}))
+    cfg.cli_auth_credentials_store = *v;
+  (void)top.boolean("disable_paste_burst");
+  (void)top.boolean("windows_wsl_setup_acknowledged");
+  read_ui_tables(top);
+  if (auto servers = top.table("mcp_servers"))
+    for (auto&& [k, v] : servers->table())
+      cfg.mcp_servers[std::string(k.str())] = read_mcp_server(*servers->table(k.str()), std::string(k.str()));
+  if (auto v = top.one_of("rollout_fsync", {"none", "turn", "always"})) cfg.rollout_fsync = *v;
   return cfg;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/project_doc.hpp"
 #include "protocol/prompt_assets.hpp"
 
 namespace llmx {
@@ -56,6 +57,8 @@ std::vector<ResponseItem> initial_context(const Config& cfg) {
   std::vector<ResponseItem> items;
   if (cfg.developer_instructions && !cfg.developer_instructions->empty())
     items.push_back(developer_message(*cfg.developer_instructions));
+  if (cfg.user_instructions)
+    items.push_back(user_message(project_doc::instructions_message(cfg.cwd, *cfg.user_instructions)));
   items.push_back(user_message(environment_context_xml(cfg)));
   return items;
 }
