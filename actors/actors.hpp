@@ -33,6 +33,11 @@ using eof_atom = caf::atom_constant<caf::atom("eof")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
+using archive_atom = caf::atom_constant<caf::atom("archive")>;
+using unarchive_atom = caf::atom_constant<caf::atom("unarchive")>;
+using list_atom = caf::atom_constant<caf::atom("list")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -58,6 +63,25 @@ using session_actor = event_sink_actor::extend<
     caf::reacts_to<eof_atom>,
     // Timer after eof: stop waiting for in-flight turns and shut down now.
     caf::reacts_to<shutdown_atom>>;
+
+// The only owner of the stored threads (`$LLMX_HOME/sessions`, `archived_sessions`): writes
+// rollout lines, keeps the listing index, loads, archives and unarchives. Runs on its own
+// thread because it blocks on the disk; conversations only queue lines and never wait for it.
+using rollout_store_actor = caf::typed_actor<
+    // Queue lines for a rollout file (written in one batch per mailbox drain).
+    caf::reacts_to<RolloutAppend>,
+    // Write what is queued (sent by the store to itself).
+    caf::reacts_to<flush_atom>,
+    // Write everything queued so far and sync it to disk; replies when done (clean shutdown).
+    caf::replies_to<sync_atom>::with<bool>,
+    // One page of stored threads, newest first (error: invalid cursor, unreadable store).
+    caf::replies_to<ListThreads>::with<ThreadPage>,
+    // Read a stored thread back for resuming.
+    caf::replies_to<LoadThread>::with<LoadedThread>,
+    // Move a thread's rollout to archived_sessions/ (out of every listing); replies the new path.
+    caf::replies_to<archive_atom, ThreadRef>::with<std::string>,
+    // Move an archived rollout back under sessions/; replies the restored path.
+    caf::replies_to<unarchive_atom, ThreadRef>::with<std::string>>;
 
 // Streams one model request: HTTP, SSE decoding, retries, idle timeout.
 using model_streamer_actor = caf::typed_actor<
@@ -124,6 +148,10 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<std::vector<Event>>,
     // From the running turn executor: items to append to the history.
     caf::reacts_to<RecordItems>,
+    // From the running turn executor: the history was compacted; replace it.
+    caf::reacts_to<ReplaceHistory>,
+    // From the rollout store: this conversation's rollout file cannot be written.
+    caf::reacts_to<RolloutFailed>,
     // From the running turn executor: the task has ended.
     caf::reacts_to<TaskDone>>;
 
@@ -132,9 +160,18 @@ using conversation_manager_actor = caf::typed_actor<
     // Start a conversation with these settings. Replies with its handle and the
     // session_configured event (which the caller delivers first, DECISIONS P10).
     caf::replies_to<new_conv_atom, Config>::with<conversation_actor, SessionConfiguredEvent>,
+    // Start a conversation from a stored thread; it keeps the thread's id and appends to its
+    // rollout (DECISIONS P12). A thread that is already live is returned as it is.
+    caf::replies_to<resume_atom, ResumeThread>::with<conversation_actor, SessionConfiguredEvent>,
+    // Archive a stored thread: a live conversation with that id is shut down first (waiting at
+    // most 10 s), then the store moves the file. Replies the archived path.
+    caf::replies_to<archive_atom, ThreadRef>::with<std::string>,
+    // Timer: an archive waited 10 s for its conversation to shut down; it goes ahead now.
+    caf::reacts_to<timeout_atom, std::string>,
     // Look up a live conversation by id (error `no such conversation` when unknown).
     caf::replies_to<find_conv_atom, std::string>::with<conversation_actor>,
-    // Shut every conversation down (running tasks are interrupted), then terminate.
+    // Shut every conversation down (running tasks are interrupted), write every rollout line
+    // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;
 
 // Registers every message type with its name, so messages can cross process boundaries.

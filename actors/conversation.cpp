@@ -2,13 +2,15 @@
 
 #include <deque>
 
+#include <fmt/format.h>
+
 #include "actors/approval_broker.hpp"
 #include "actors/turn_executor.hpp"
-#include "protocol/ids.hpp"
-#include "sandbox/sandbox_policy.hpp"
-
-#include <fmt/format.h>
 #include "protocol/environment_context.hpp"
+#include "protocol/ids.hpp"
+#include "protocol/json_codec.hpp"
+#include "protocol/rollout.hpp"
+#include "sandbox/sandbox_policy.hpp"
 
 namespace llmx {
 
@@ -25,13 +27,50 @@ struct ConversationState {
   approval_broker_actor broker;
   std::string task_sub_id;
   bool shutting_down = false;
+  // Persistence: every recorded line goes to the store, which writes it off this thread.
+  rollout_store_actor store;
+  std::string rollout_path;
+  bool listable = false;         // the first user message is on record (the thread is listed)
+  bool rollout_warned = false;   // a write failure was reported to the client once
   static inline const char* name = "llmx.conversation";
 };
 
 using conversation_ptr = conversation_actor::stateful_pointer<ConversationState>;
 
+// Queues lines for this conversation's rollout file.
+void persist(conversation_ptr self, std::vector<std::string> lines, std::optional<std::string> first_user = {},
+             bool sync = false) {
+  auto& st = self->state;
+  if (st.rollout_path.empty() || (lines.empty() && !first_user && !sync)) return;
+  RolloutAppend a;
+  a.home = st.config.llmx_home;
+  a.path = st.rollout_path;
+  a.lines = std::move(lines);
+  a.first_user_message = std::move(first_user);
+  a.sync = sync || st.config.rollout_fsync == "always";
+  a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
+  self->send(st.store, std::move(a));
+}
+
+void persist_item(conversation_ptr self, const rollout::RolloutItem& item) {
+  persist(self, {rollout::encode_line(std::chrono::system_clock::now(), item)});
+}
+
 void emit(conversation_ptr self, std::vector<Event> events) {
   if (events.empty()) return;
+  // The persisted subset (engine.md §9.3) is encoded here, before the events move on.
+  std::vector<std::string> lines;
+  std::optional<std::string> first_user;
+  auto now = std::chrono::system_clock::now();
+  for (const auto& ev : events) {
+    if (!rollout::should_persist(ev.msg)) continue;
+    if (auto* um = ev.msg.get_if<UserMessageEvent>(); um && !self->state.listable) {
+      self->state.listable = true;
+      first_user = um->message;
+    }
+    lines.push_back(rollout::encode_line(now, rollout::RolloutItem{ev.msg}));
+  }
+  persist(self, std::move(lines), std::move(first_user));
   ConversationEvents batch{self->state.id, std::move(events)};
   auto& subs = self->state.subscribers;
   for (size_t i = 0; i + 1 < subs.size(); ++i) self->send(subs[i], batch);
@@ -44,12 +83,26 @@ void emit(conversation_ptr self, Event ev) {
   emit(self, std::move(one));
 }
 
-void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input) {
+rollout::TurnContext turn_context_of(const Config& cfg) {
+  rollout::TurnContext tc;
+  tc.cwd = cfg.cwd;
+  tc.approval_policy = cfg.approval_policy;
+  tc.sandbox_policy = cfg.sandbox_policy;
+  tc.model = cfg.model;
+  tc.effort = cfg.reasoning_effort;
+  tc.summary = cfg.reasoning_summary;
+  return tc;
+}
+
+void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
+                bool compact_only = false) {
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
-  self->send(exec, start_atom::value,
-             TaskSpec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)});
+  persist_item(self, turn_context_of(self->state.config));
+  TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
+  spec.compact_only = compact_only;
+  self->send(exec, start_atom::value, std::move(spec));
 }
 
 void apply_override(Config& cfg, const OverrideTurnContextOp& o) {
@@ -68,10 +121,61 @@ void finish_shutdown(conversation_ptr self) {
   self->quit();
 }
 
-conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::string id, Config cfg) {
-  self->state.id = std::move(id);
-  self->state.config = std::move(cfg);
-  self->state.history = initial_context(self->state.config);
+// How a conversation starts: fresh (a new rollout file with its session_meta line) or resumed
+// from a stored thread (its history, appending to its file).
+struct ConversationStart {
+  std::string id;
+  Config config;
+  rollout_store_actor store;
+  std::string rollout_path;
+  std::optional<LoadedThread> resumed;
+};
+
+rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
+  rollout::SessionMeta meta;
+  meta.id = id;
+  meta.timestamp = rollout::format_timestamp(std::chrono::system_clock::now());
+  meta.cwd = cfg.cwd;
+  if (cfg.user_instructions) meta.instructions = *cfg.user_instructions;
+  meta.source = RawJson{json::to_json(cfg.session_source)};
+  meta.model_provider = cfg.provider.id;
+  return meta;
+}
+
+conversation_actor::behavior_type conversation_impl(conversation_ptr self, ConversationStart start) {
+  auto& st0 = self->state;
+  st0.id = std::move(start.id);
+  st0.config = std::move(start.config);
+  st0.store = std::move(start.store);
+  st0.rollout_path = std::move(start.rollout_path);
+  if (start.resumed && !start.resumed->path.empty()) {
+    st0.history = std::move(start.resumed->history);
+    st0.listable = start.resumed->has_user_message;
+  } else {
+    st0.history = initial_context(st0.config);
+    if (!st0.rollout_path.empty()) {
+      RolloutAppend a;
+      a.home = st0.config.llmx_home;
+      a.path = st0.rollout_path;
+      a.meta = session_meta_of(st0.id, st0.config);
+      a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
+      self->send(st0.store, std::move(a));
+    }
+    if (start.resumed) {  // a fork: the given items follow the initial context, on record
+      std::vector<std::string> lines;
+      auto now = std::chrono::system_clock::now();
+      for (auto& item : start.resumed->history) {
+        if (rollout::should_persist(item)) lines.push_back(rollout::encode_line(now, rollout::RolloutItem{item}));
+        if (!st0.listable && rollout::is_user_turn_message(item)) {
+          st0.listable = true;
+          persist(self, std::move(lines), item.get_if<MessageItem>()->text());
+          lines.clear();
+        }
+        st0.history.push_back(std::move(item));
+      }
+      persist(self, std::move(lines));
+    }
+  }
   self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
                                              self->state.config.approval_timeout_ms);
   self->set_down_handler([=](caf::down_msg& dm) {
@@ -127,6 +231,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
           self->send(st.broker, ApprovalAnswer{ea->id, ea->decision});
         } else if (auto* pa = sub.op.get_if<PatchApprovalOp>()) {
           self->send(st.broker, ApprovalAnswer{pa->id, pa->decision});
+        } else if (sub.op.is<CompactOp>()) {
+          // A running task compacts on its own when it needs to; a manual compact waits for
+          // nothing and runs as its own task.
+          if (!st.task) start_task(self, sub.id, {}, true);
         } else if (sub.op.is<InterruptOp>()) {
           if (st.task) self->send(*st.task, interrupt_atom::value);
         } else if (sub.op.is<ShutdownOp>()) {
@@ -151,11 +259,30 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
       },
       [=](std::vector<Event>& events) { emit(self, std::move(events)); },
       [=](RecordItems& rec) {
+        std::vector<std::string> lines;
+        auto now = std::chrono::system_clock::now();
+        for (const auto& item : rec.items)
+          if (rollout::should_persist(item)) lines.push_back(rollout::encode_line(now, rollout::RolloutItem{item}));
+        persist(self, std::move(lines));
         auto& h = self->state.history;
         h.insert(h.end(), std::make_move_iterator(rec.items.begin()), std::make_move_iterator(rec.items.end()));
       },
+      [=](ReplaceHistory& rh) {
+        persist_item(self, rollout::Compacted{rh.summary});
+        self->state.history = std::move(rh.items);
+      },
+      [=](RolloutFailed& f) {
+        auto& st = self->state;
+        if (st.rollout_warned) return;
+        st.rollout_warned = true;
+        emit(self, Event{st.task_sub_id, WarningEvent{fmt::format(
+                                              "This conversation could not be saved ({}); it will not be "
+                                              "resumable from {}.",
+                                              f.message, f.path)}});
+      },
       [=](TaskDone&) {
         // The executor quits right after this; the exit handler clears the task.
+        if (self->state.config.rollout_fsync == "turn") persist(self, {}, {}, true);
       },
   };
 }
@@ -164,44 +291,137 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, std::
 
 struct ManagerState {
   ManagerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
+  rollout_store_actor store;
   std::map<std::string, conversation_actor> conversations;
-  size_t pending_shutdowns = 0;
+  // Archive requests waiting for their conversation to shut down, by conversation id.
+  struct PendingArchive {
+    ThreadRef ref;
+    caf::typed_response_promise<std::string> promise;
+  };
+  std::multimap<std::string, PendingArchive> archiving;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
   static inline const char* name = "llmx.conversation_manager";
 };
 
 using manager_ptr = conversation_manager_actor::stateful_pointer<ManagerState>;
 
-conversation_manager_actor::behavior_type manager_impl(manager_ptr self) {
+SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg, const std::string& path) {
+  SessionConfiguredEvent sc;
+  sc.session_id = id;
+  sc.model = cfg.model;
+  sc.reasoning_effort = cfg.reasoning_effort;
+  sc.rollout_path = path;
+  if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
+    auto support = sandbox::probe();  // cached after the first conversation
+    if (!support.complete())
+      sc.sandbox_warning = fmt::format("the {} sandbox cannot be fully enforced here ({}); sandbox_fallback = {}",
+                                       enum_name(cfg.sandbox_policy.mode), support.summary, cfg.sandbox_fallback);
+  }
+  return sc;
+}
+
+conversation_actor spawn_conversation(manager_ptr self, ConversationStart start) {
+  auto id = start.id;
+  auto conv = self->spawn(conversation_impl, std::move(start));
+  self->monitor(conv);
+  self->state.conversations.emplace(id, conv);
+  return conv;
+}
+
+void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise<std::string> promise) {
+  self->request(self->state.store, caf::infinite, archive_atom::value, std::move(ref))
+      .then([=](std::string& path) mutable { promise.deliver(std::move(path)); },
+            [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+}
+
+void finish_manager_shutdown(manager_ptr self) {
+  // Every conversation is gone; their last lines are queued at the store: write them out.
+  self->request(self->state.store, std::chrono::seconds(30), sync_atom::value)
+      .then(
+          [=](bool) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          },
+          [=](caf::error&) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          });
+}
+
+conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store) {
+  self->state.store = std::move(store);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& m = self->state.conversations;
     for (auto it = m.begin(); it != m.end(); ++it)
       if (it->second.address() == dm.source) {
+        auto id = it->first;
         m.erase(it);
+        auto [b, e] = self->state.archiving.equal_range(id);
+        for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
+        self->state.archiving.erase(b, e);
         break;
       }
-    if (self->state.shutdown_promise && m.empty()) {
-      self->state.shutdown_promise->deliver(true);
-      self->quit();
-    }
+    if (self->state.shutdown_promise && m.empty()) finish_manager_shutdown(self);
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
         auto id = new_uuid_v7();
-        SessionConfiguredEvent sc;
-        sc.session_id = id;
-        sc.model = cfg.model;
-        sc.reasoning_effort = cfg.reasoning_effort;
-        if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
-          auto support = sandbox::probe();  // cached after the first conversation
-          if (!support.complete())
-            sc.sandbox_warning = fmt::format("the {} sandbox cannot be fully enforced here ({}); sandbox_fallback = {}",
-                                             enum_name(cfg.sandbox_policy.mode), support.summary, cfg.sandbox_fallback);
-        }
-        auto conv = self->spawn(conversation_impl, id, std::move(cfg));
-        self->monitor(conv);
-        self->state.conversations.emplace(id, conv);
+        auto path = rollout::rollout_path(cfg.llmx_home, std::chrono::system_clock::now(), id);
+        auto sc = configured_event(id, cfg, path);
+        auto conv = spawn_conversation(self, ConversationStart{id, std::move(cfg), self->state.store, path, {}});
         return {conv, std::move(sc)};
+      },
+      [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        if (req.history) {  // a fork of the given items: a new conversation and file
+          auto id = new_uuid_v7();
+          auto path = rollout::rollout_path(req.config.llmx_home, std::chrono::system_clock::now(), id);
+          auto sc = configured_event(id, req.config, path);
+          LoadedThread items;
+          items.history = std::move(*req.history);
+          auto conv = spawn_conversation(
+              self, ConversationStart{id, std::move(req.config), self->state.store, path, std::move(items)});
+          return {conv, std::move(sc)};
+        }
+        auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
+        auto cfg = std::make_shared<Config>(std::move(req.config));
+        LoadThread load{std::move(req.ref), initial_context(*cfg)};
+        self->request(self->state.store, caf::infinite, std::move(load))
+            .then(
+                [=](LoadedThread& loaded) mutable {
+                  auto sc = configured_event(loaded.id, *cfg, loaded.path);
+                  sc.initial_messages = loaded.initial_messages;
+                  // One writer per rollout: a thread that is already live is handed out as it is.
+                  if (auto it = self->state.conversations.find(loaded.id); it != self->state.conversations.end()) {
+                    promise.deliver(it->second, std::move(sc));
+                    return;
+                  }
+                  auto id = loaded.id;
+                  auto path = loaded.path;
+                  auto conv = spawn_conversation(
+                      self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+                  promise.deliver(conv, std::move(sc));
+                },
+                [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+        return promise;
+      },
+      [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
+        auto promise = self->make_response_promise<std::string>();
+        auto it = ref.id ? self->state.conversations.find(*ref.id) : self->state.conversations.end();
+        if (it == self->state.conversations.end()) {
+          archive_stored(self, std::move(ref), promise);
+          return promise;
+        }
+        // Live: shut it down first; the down handler archives. At most 10 s, as the reference.
+        auto id = *ref.id;
+        self->state.archiving.emplace(id, ManagerState::PendingArchive{ref, promise});
+        caf::anon_send(it->second, submit_atom::value, Submission{"", ShutdownOp{}});
+        self->delayed_send(self, std::chrono::seconds(10), timeout_atom::value, id);
+        return promise;
+      },
+      [=](timeout_atom, const std::string& id) {
+        auto [b, e] = self->state.archiving.equal_range(id);
+        for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
+        self->state.archiving.erase(b, e);
       },
       [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
         auto it = self->state.conversations.find(id);
@@ -211,12 +431,12 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self) {
       },
       [=](shutdown_atom) -> caf::result<bool> {
         auto& m = self->state.conversations;
-        if (m.empty()) {
-          self->quit();
-          return true;
-        }
         self->state.shutdown_promise = self->make_response_promise<bool>();
-        for (auto& [_, conv] : m) caf::anon_send(conv, submit_atom::value, Submission{"", ShutdownOp{}});
+        if (m.empty()) {
+          finish_manager_shutdown(self);
+        } else {
+          for (auto& [_, conv] : m) caf::anon_send(conv, submit_atom::value, Submission{"", ShutdownOp{}});
+        }
         return *self->state.shutdown_promise;
       },
   };
@@ -224,8 +444,8 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self) {
 
 }  // namespace
 
-conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys) {
-  return sys.spawn(manager_impl);
+conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store) {
+  return sys.spawn(manager_impl, std::move(store));
 }
 
 }  // namespace llmx

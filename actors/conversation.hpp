@@ -5,6 +5,7 @@
 
 namespace llmx {
 
-conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys);
+// `store` owns the rollout files; the manager syncs it when shutting down.
+conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store);
 
 }  // namespace llmx

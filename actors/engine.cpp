@@ -1,6 +1,7 @@
 #include "actors/engine.hpp"
 
 #include "actors/conversation.hpp"
+#include "actors/rollout_store.hpp"
 
 #include <cstdlib>
 #include <thread>
@@ -15,6 +16,12 @@ void configure_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", threads);
 }
 
-Engine start_engine(caf::actor_system& sys) { return Engine{spawn_conversation_manager(sys)}; }
+Engine start_engine(caf::actor_system& sys) {
+  auto store = spawn_rollout_store(sys);
+  auto manager = spawn_conversation_manager(sys, store);
+  // The store lives as long as the manager: it quits once the manager has synced it and gone.
+  manager->attach_functor([store](const caf::error&) { caf::anon_send_exit(store, caf::exit_reason::user_shutdown); });
+  return Engine{manager, store};
+}
 
 }  // namespace llmx

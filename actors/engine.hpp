@@ -19,6 +19,7 @@ namespace llmx {
 
 struct Engine {
   conversation_manager_actor manager;
+  rollout_store_actor store;  // stored threads: list, archive, unarchive (and rollout writes)
 };
 
 // For llmx's own binaries: registers the message types and sizes the scheduler to the machine

@@ -1,5 +1,7 @@
 #include "actors/mcp_session.hpp"
 
+#include "actors/mcp_session_state.hpp"
+
 #include <fmt/format.h>
 
 #include "protocol/ids.hpp"
@@ -12,54 +14,9 @@
 
 namespace llmx {
 
+using namespace mcp_detail;
+
 namespace {
-
-// One tools/call in flight.
-struct ActiveCall {
-  rpc::Id request_id;
-  std::string sub_id;
-  conversation_actor conversation;
-  std::optional<RawJson> progress_token;
-  uint64_t progress = 0;
-  bool answered = false;
-  bool cancelled = false;
-};
-
-struct McpState {
-  McpState() = default;
-  line_writer_actor writer;
-  conversation_manager_actor manager;
-  McpSessionOptions options;
-  rpc::Encoder rpc{true};
-  json::Parser parser;
-  bool initialized = false;
-  std::string client_suffix;
-  std::map<std::string, ActiveCall> calls;  // by conversation id
-  // tools/call requests whose conversation is still being created or looked up, by id JSON;
-  // true once a notifications/cancelled arrived for it.
-  std::map<std::string, bool> starting;
-  // elicitation/create requests we sent, by their id: where the answer goes.
-  struct PendingApproval {
-    conversation_actor conversation;
-    std::string call_id;
-    bool is_patch = false;
-  };
-  std::map<int64_t, PendingApproval> approvals;
-  int64_t next_request_id = 0;
-  bool shutting_down = false;
-  bool finished = false;
-  static inline const char* name = "llmx.mcp_session";
-};
-
-using mcp_ptr = session_actor::stateful_pointer<McpState>;
-
-void write(mcp_ptr self, std::string line) { self->send(self->state.writer, line_atom::value, std::move(line)); }
-
-void reply(mcp_ptr self, const rpc::Id& id, std::string_view result) { write(self, self->state.rpc.result(id, result)); }
-
-void reply_error(mcp_ptr self, const rpc::Id& id, int code, std::string_view message) {
-  write(self, self->state.rpc.error(id, code, message));
-}
 
 void finish(mcp_ptr self) {
   auto& st = self->state;
@@ -72,18 +29,6 @@ void finish(mcp_ptr self) {
 }
 
 void call_ended(mcp_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
-
-// Decodes typed params; on failure answers -32602 naming the field and returns nullopt.
-template <class P>
-std::optional<P> decode(mcp_ptr self, const rpc::Incoming& in) {
-  try {
-    if (!in.params) return json::parse_as<P>("{}");
-    return json::from_json<P>(*in.params);
-  } catch (const json::DecodeError& err) {
-    reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
-    return std::nullopt;
-  }
-}
 
 void start_turn(mcp_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
@@ -212,6 +157,7 @@ void handle_request(mcp_ptr self, const rpc::Incoming& in) {
     if (p->name == "llmx-reply") return handle_reply_tool(self, in, *p);
     return reply(self, in.id, mcp::tool_error(fmt::format("Unknown tool '{}'", p->name)));
   }
+  if (handle_thread_method(self, in)) return;
   reply_error(self, in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", m));
 }
 
@@ -333,9 +279,11 @@ void on_client_reply(mcp_ptr self, const rpc::Incoming& in) {
 }
 
 session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor writer,
-                                              conversation_manager_actor manager, McpSessionOptions options) {
+                                              conversation_manager_actor manager, rollout_store_actor store,
+                                              McpSessionOptions options) {
   self->state.writer = std::move(writer);
   self->state.manager = std::move(manager);
+  self->state.store = std::move(store);
   self->state.options = std::move(options);
   return {
       [=](line_atom, std::string& line) {
@@ -376,8 +324,8 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
 }  // namespace
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
-                                McpSessionOptions options) {
-  return sys.spawn(mcp_session_impl, std::move(writer), std::move(manager), std::move(options));
+                                rollout_store_actor store, McpSessionOptions options) {
+  return sys.spawn(mcp_session_impl, std::move(writer), std::move(manager), std::move(store), std::move(options));
 }
 
 }  // namespace llmx

@@ -10,6 +10,7 @@ struct McpSessionOptions {
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,
-                                conversation_manager_actor manager, McpSessionOptions options);
+                                conversation_manager_actor manager, rollout_store_actor store,
+                                McpSessionOptions options);
 
 }  // namespace llmx

@@ -11,6 +11,8 @@
 #include "protocol/config.hpp"
 #include "protocol/model_events.hpp"
 #include "protocol/ops.hpp"
+#include "protocol/rollout.hpp"
+#include "protocol/thread_store.hpp"
 
 namespace llmx {
 
@@ -29,8 +31,9 @@ struct TaskSpec {
   Config config;
   std::vector<ResponseItem> history;  // the conversation so far (initial context included)
   std::vector<UserInput> input;       // the user input that starts the task
+  bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
-              v("history", s.history); v("input", s.input))
+              v("history", s.history); v("input", s.input); v("compact_only", s.compact_only))
 };
 
 // User input that arrives while a task runs; it joins the task's next model request.
@@ -82,6 +85,87 @@ struct ModelFailed {
   uint64_t seq = 0;
   std::string message;
   LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+};
+
+// Replaces a conversation's history after compaction; `summary` is what the `compacted`
+// rollout line records.
+struct ReplaceHistory {
+  std::vector<ResponseItem> items;
+  std::string summary;
+  LLMX_FIELDS(v("items", s.items); v("summary", s.summary))
+};
+
+// --- rollouts and stored threads -----------------------------------------------------------------
+
+// Lines for one rollout file, queued by its conversation and written by the rollout store.
+struct RolloutAppend {
+  std::string home;  // the LLMX_HOME the file and its index belong to
+  std::string path;
+  std::vector<std::string> lines;  // complete JSON lines without the newline
+  // A new file: the store writes this session_meta line first (adding git facts it reads from
+  // disk) and an index record, so the thread can be found before it is listable.
+  std::optional<rollout::SessionMeta> meta;
+  // The first user message was just recorded: the thread becomes listable with this preview.
+  std::optional<std::string> first_user_message;
+  bool sync = false;               // fsync once these lines are written
+  caf::strong_actor_ptr owner;     // told RolloutFailed when the file cannot be written
+  LLMX_FIELDS(v("home", s.home); v("path", s.path); v("lines", s.lines); v("meta", s.meta);
+              v("first_user_message", s.first_user_message); v("sync", s.sync); v("owner", s.owner))
+};
+
+// The rollout store could not write a conversation's file.
+struct RolloutFailed {
+  std::string path;
+  std::string message;
+  LLMX_FIELDS(v("path", s.path); v("message", s.message))
+};
+
+// Which stored thread: by id (located under sessions/) or by rollout path (wins when both).
+struct ThreadRef {
+  std::string home;
+  std::optional<std::string> id;
+  std::optional<std::string> path;
+  LLMX_FIELDS(v("home", s.home); v("id", s.id); v("path", s.path))
+};
+
+struct ListThreads {
+  std::string home;
+  threads::ListQuery query;
+  LLMX_FIELDS(v("home", s.home); v("query", s.query))
+};
+
+struct ThreadPage {
+  threads::ListPage page;
+  LLMX_FIELDS(v("page", s.page))
+};
+
+// A stored thread read back for resuming: its history rebuilt onto `initial_context`.
+struct LoadThread {
+  ThreadRef ref;
+  std::vector<ResponseItem> initial_context;
+  LLMX_FIELDS(v("ref", s.ref); v("initial_context", s.initial_context))
+};
+
+struct LoadedThread {
+  std::string id;
+  std::string path;
+  std::vector<ResponseItem> history;
+  RawJson initial_messages{"[]"};  // the persisted events, a JSON array
+  bool has_user_message = false;
+  std::vector<std::string> warnings;  // skipped lines, a cut last line
+  LLMX_FIELDS(v("id", s.id); v("path", s.path); v("history", s.history);
+              v("initial_messages", s.initial_messages); v("has_user_message", s.has_user_message);
+              v("warnings", s.warnings))
+};
+
+// Start a conversation from a stored thread (appending to its rollout, DECISIONS P12).
+// With `history` instead of a stored thread, a new conversation (fresh id and file) starts
+// from those items (resumeConversation's fork).
+struct ResumeThread {
+  Config config;
+  ThreadRef ref;
+  std::optional<std::vector<ResponseItem>> history;
+  LLMX_FIELDS(v("config", s.config); v("ref", s.ref); v("history", s.history))
 };
 
 // --- approvals -----------------------------------------------------------------------------------

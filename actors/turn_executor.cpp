@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "actors/compaction.hpp"
 #include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
 #include "actors/tool_flow.hpp"
@@ -13,6 +14,7 @@
 #include "sandbox/sandbox_policy.hpp"
 #include "protocol/environment_context.hpp"
 #include "protocol/ids.hpp"
+#include "protocol/rollout.hpp"
 
 namespace llmx {
 
@@ -37,6 +39,13 @@ struct TurnExecutorState {
   uint64_t flow_generation = 0;  // replies for an earlier flow are stale
   std::vector<ResponseItem> outputs;
   std::map<std::string, std::pair<size_t, size_t>> delta_counts;  // per call: stdout, stderr chunks
+  // Compaction in progress: its own bookkeeping (its output is not shown as the turn's), the
+  // history it summarises (shrunk when the provider says it does not fit) and what it dropped.
+  std::unique_ptr<TurnLogic> compact_logic;
+  std::vector<ResponseItem> compact_history;
+  size_t compact_dropped = 0;
+  bool auto_compacted = false;  // the last response triggered an auto-compaction
+  bool compact_pending = false;  // compact before the next request
   static inline const char* name = "llmx.turn_executor";
 };
 
@@ -82,6 +91,8 @@ void end_task(executor_ptr self, bool aborted) {
   if (st.exec) self->send_exit(*st.exec, caf::exit_reason::user_shutdown);
   if (aborted)
     emit(self, TurnAbortedEvent{"interrupted"});
+  else if (st.spec.compact_only)
+    emit(self, TaskCompleteEvent{});
   else
     emit(self, TaskCompleteEvent{st.logic->last_agent_message()});
   flush(self);
@@ -104,6 +115,50 @@ void send_request(executor_ptr self) {
 }
 
 void continue_after_tools(executor_ptr self, bool had_calls);
+
+// Starts (or, after the provider refused the size, restarts) a compaction request: the history
+// plus the compaction prompt, no tools (engine.md §1.12).
+void send_compaction_request(executor_ptr self) {
+  auto& st = self->state;
+  st.compact_logic = std::make_unique<TurnLogic>(st.spec.conversation_id, st.spec.sub_id);
+  ModelRequest req;
+  req.seq = ++st.seq;
+  req.prompt.model = st.spec.config.model;
+  req.prompt.instructions = system_instructions(st.spec.config);
+  req.prompt.input = compaction::request_input(st.compact_history, compaction::prompt(st.spec.config));
+  req.provider = st.spec.config.provider;
+  req.call_id_prefix = fmt::format("call_{}_{}", st.spec.sub_id, st.seq);
+  req.user_agent = user_agent();
+  st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(req));
+}
+
+void start_compaction(executor_ptr self) {
+  auto& st = self->state;
+  st.compact_history = st.history;
+  st.compact_dropped = 0;
+  send_compaction_request(self);
+}
+
+// The compaction answer arrived: the summary replaces the history, here and in the conversation.
+void finish_compaction(executor_ptr self) {
+  auto& st = self->state;
+  auto items = st.compact_logic->take_items();
+  st.compact_logic.reset();
+  st.streamer.reset();
+  if (st.compact_dropped > 0)
+    emit(self, BackgroundEvent{fmt::format("Trimmed {} older conversation item(s) before compacting so the prompt "
+                                           "fits the model context window.",
+                                           st.compact_dropped)});
+  auto summary = compaction::summary_of(items);
+  st.history = rollout::build_compacted_history(initial_context(st.spec.config),
+                                                compaction::user_messages(st.history), summary);
+  flush(self);
+  self->send(st.conversation, ReplaceHistory{st.history, summary});
+  emit(self, AgentMessageEvent{std::string(compaction::kCompletedMessage)});
+  emit(self, WarningEvent{std::string(compaction::kAccuracyWarning)});
+  if (st.spec.compact_only) return end_task(self, false);
+  send_request(self);  // an automatic compaction continues the task on the new history
+}
 
 void run_next_call(executor_ptr self);
 
@@ -190,9 +245,24 @@ void on_response_complete(executor_ptr self) {
   auto& logic = *st.logic;
   auto finish_reason = logic.completion().finish_reason;
   emit(self, logic.token_count(st.spec.config.model_context_window));
+  std::optional<int64_t> tokens;
+  if (logic.completion().usage) tokens = logic.completion().usage->total_tokens;
   record(self, logic.take_items());
   auto calls = logic.take_calls();
   st.streamer.reset();
+  // Auto-compaction (E14): a response whose usage reached the limit compacts the history once
+  // its tool calls ran, and the task goes on from the summary.
+  if (auto limit = compaction::auto_limit(st.spec.config); limit && tokens && *tokens >= *limit) {
+    if (st.auto_compacted) {
+      emit(self, ErrorEvent{fmt::format("Conversation is still above the token limit after automatic summarization "
+                                        "(limit {}, current {}). Please start a new session or trim your input.",
+                                        *limit, *tokens)});
+      return end_task(self, false);
+    }
+    st.compact_pending = true;
+  } else {
+    st.auto_compacted = false;
+  }
   if (!calls.empty()) {
     st.calls.assign(calls.begin(), calls.end());
     return run_next_call(self);
@@ -219,6 +289,13 @@ void continue_after_tools(executor_ptr self, bool had_calls) {
     record(self, {std::move(item)});
   }
   st.pending_input.clear();
+  if (st.compact_pending) {
+    // As the reference: the task continues after an automatic compaction even when this
+    // response was a final answer.
+    st.compact_pending = false;
+    st.auto_compacted = true;
+    return start_compaction(self);
+  }
   if (!had_calls && !has_input) return end_task(self, false);
   send_request(self);
 }
@@ -251,6 +328,10 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
           st.tools.sandbox_summary = support.summary;
         }
         emit(self, TaskStartedEvent{st.spec.config.model_context_window});
+        if (st.spec.compact_only) {
+          flush(self);
+          return start_compaction(self);
+        }
         std::vector<EventMsg> out;
         auto item = st.logic->user_input(st.spec.input, out);
         record(self, {std::move(item)});
@@ -264,6 +345,12 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         auto& st = self->state;
         if (st.done || batch.seq != st.seq) return;
         std::vector<EventMsg> out;
+        if (st.compact_logic) {
+          st.compact_logic->on_model_events(batch.events, out);  // not the turn's answer: not shown
+          if (st.compact_logic->response_complete()) finish_compaction(self);
+          flush(self);
+          return;
+        }
         st.logic->on_model_events(batch.events, out);
         emit_all(self, out);
         if (st.logic->response_complete()) on_response_complete(self);
@@ -272,7 +359,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](ModelRetrying& r) {
         auto& st = self->state;
         if (st.done || r.seq != st.seq) return;
-        st.logic->reset_response();
+        (st.compact_logic ? st.compact_logic : st.logic)->reset_response();
         emit(self, StreamErrorEvent{r.message});
         flush(self);
       },
@@ -290,6 +377,11 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         auto& st = self->state;
         if (st.done || f.seq != st.seq) return;
         st.streamer.reset();
+        if (st.compact_logic && compaction::is_context_window_error(f.message) &&
+            compaction::drop_oldest(st.compact_history)) {
+          ++st.compact_dropped;
+          return send_compaction_request(self);
+        }
         emit(self, ErrorEvent{f.message});
         end_task(self, false);
       },

@@ -1,5 +1,7 @@
 #include "protocol/mcp.hpp"
 
+#include "protocol/conversation_api.hpp"
+
 #include <array>
 
 #include "protocol/json_codec.hpp"
@@ -105,13 +107,7 @@ ConfigOverrides LlmxToolArgs::to_overrides() const {
   o.base_instructions = base_instructions;
   o.developer_instructions = developer_instructions;
   o.compact_prompt = compact_prompt;
-  if (config && !config->is_null()) {
-    json::Parser p;
-    auto root = p.parse(config->text);
-    if (!root.is_object()) throw json::DecodeError("invalid type: expected object", "config");
-    for (auto obj = root.get_object().value_unsafe(); auto [k, v] : obj)
-      o.json_overrides.emplace_back(std::string(k), RawJson{json::to_text(v)});
-  }
+  if (config) o.json_overrides = api::dotted_overrides(*config);
   return o;
 }
 

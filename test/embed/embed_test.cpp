@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,30 @@ int run() {
       EXPECT(deltas == kExpected);
       EXPECT(last_message && *last_message == kExpected);
 
+      // A manual compaction (the `compact` op) runs as its own task and replaces the history.
+      std::vector<std::string> compact_kinds;
+      bool compact_done = false, compact_reported = false;
+      std::optional<std::string> compact_last{"unset"};
+      self->send(*conv, llmx::submit_atom::value, llmx::Submission{"host-2", llmx::CompactOp{}});
+      self->receive_while([&] { return !compact_done && !timed_out; })(
+          [&](llmx::ConversationEvents& batch) {
+            for (const auto& ev : batch.events) {
+              compact_kinds.emplace_back(ev.msg.kind());
+              if (auto* m = ev.msg.get_if<llmx::AgentMessageEvent>())
+                compact_reported = compact_reported || m->message == "Compact task completed";
+              if (auto* c = ev.msg.get_if<llmx::TaskCompleteEvent>()) {
+                compact_last = c->last_agent_message;
+                compact_done = true;
+              }
+            }
+          },
+          [&](const std::string&) {},
+          caf::after(10s) >> [&] { timed_out = true; });
+      EXPECT(compact_done);
+      EXPECT(compact_reported);
+      EXPECT(!compact_kinds.empty() && compact_kinds.front() == "task_started");
+      EXPECT(!compact_last.has_value());  // a compact task has no last agent message
+
       // The engine shuts down on request; then the host's own actors.
       bool shut = false;
       self->request(engine.manager, 10s, llmx::shutdown_atom::value)
@@ -150,6 +175,12 @@ int run() {
           });
       EXPECT(shut);
       self->send_exit(sink, caf::exit_reason::user_shutdown);
+      // Shutdown wrote every line: the rollout holds the task and the compaction.
+      std::ifstream in(configured.rollout_path);
+      std::string rollout((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT(rollout.find("\"type\":\"session_meta\"") != std::string::npos);
+      EXPECT(rollout.find("\"type\":\"compacted\"") != std::string::npos);
+      EXPECT(rollout.find(kExpected) != std::string::npos);
     }
     // ~actor_system waits for every actor: a leaked engine actor would hang here (the alarm
     // in main turns that into a failure).

@@ -15,6 +15,7 @@
 
 #include "process.hpp"
 #include "protocol/json_reader.hpp"
+#include "threads_bench.hpp"
 #include "tools_bench.hpp"
 
 using namespace llmx;
@@ -110,8 +111,11 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "tools"};
-  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, tools")->delimiter(',');
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "tools", "threads"};
+  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, tools, threads")
+      ->delimiter(',');
+  std::vector<int> thread_counts = {1000, 10000, 50000};
+  app.add_option("--threads", thread_counts, "Stored thread counts for the listing rows")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](std::string_view s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
 
@@ -203,6 +207,9 @@ int main(int argc, char** argv) {
 
   // 5. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
   if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
+
+  // 6. stored threads: listing and resume (threads_bench.cpp)
+  if (wanted("threads")) bench::threads_rows({env.llmx, env.url, env.home, thread_counts}, row);
 
   fs::remove_all(home);
   if (!readme.empty()) {

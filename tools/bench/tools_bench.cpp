@@ -116,6 +116,7 @@ void loop_throughput(sandbox::ProcessLoop& loop, const std::string& cwd, const s
 void exec_throughput(const ToolsBenchEnv& env, const std::function<void(std::string)>& row) {
   const std::string cwd = env.home + "/exec-cwd";
   fs::create_directories(cwd);
+  fs::create_directories(env.home + "/exec-home");  // LLMX_HOME must exist
   const std::string prompt = "@mock:shell timeout_ms=120000 cmd=head -c 100000000 /dev/zero | base64 -w 76";
   auto t0 = steady_clock::now();
   Child child({env.llmx, "exec", "--json", "-s", "danger-full-access", "-a", "never", "-C", cwd, "--", prompt},

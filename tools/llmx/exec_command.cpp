@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
+#include "actors/rollout_store.hpp"
 #include "protocol/json_codec.hpp"
 #include "transport/curl_api.hpp"
 
@@ -25,6 +26,7 @@ int run_exec(const ExecOptions& options) {
     fmt::print(stderr, "error: {}\n", err.what());
     return 1;
   }
+  for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
   cfg.session_source = "exec";
   cfg.interactive_approvals = false;
   http::preload_curl_async();
@@ -37,13 +39,32 @@ int run_exec(const ExecOptions& options) {
     caf::scoped_actor self{sys};
     std::optional<conversation_actor> conv;
     std::string failure;
-    self->request(engine.manager, caf::infinite, new_conv_atom::value, cfg)
-        .receive(
-            [&](conversation_actor c, SessionConfiguredEvent sc) {
-              conv = c;
-              if (options.json) out(json::to_json(Event{"", sc}) + "\n");
-            },
-            [&](caf::error& err) { failure = sys.render(err); });
+    auto on_started = [&](conversation_actor c, SessionConfiguredEvent sc) {
+      conv = c;
+      if (options.json) out(json::to_json(Event{"", sc}) + "\n");
+    };
+    auto on_error = [&](caf::error& err) { failure = error_text(err); };
+    if (options.resume_id || options.resume_last) {
+      ResumeThread req{cfg, ThreadRef{cfg.llmx_home, options.resume_id, {}}, {}};
+      if (options.resume_last) {
+        ListThreads newest;
+        newest.home = cfg.llmx_home;
+        newest.query.page_size = 1;
+        self->request(engine.store, caf::infinite, newest)
+            .receive(
+                [&](ThreadPage& tp) {
+                  auto& page = tp.page;
+                  if (page.items.empty())
+                    failure = "no stored conversation to resume";
+                  else
+                    req.ref.path = page.items.front().path;
+                },
+                on_error);
+      }
+      if (failure.empty()) self->request(engine.manager, caf::infinite, resume_atom::value, req).receive(on_started, on_error);
+    } else {
+      self->request(engine.manager, caf::infinite, new_conv_atom::value, cfg).receive(on_started, on_error);
+    }
     if (conv) {
       self->send(*conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
       self->send(*conv, submit_atom::value, text_submission(options.prompt));

@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "exec_command.hpp"
+#include "login_command.hpp"
+#include "mcp_command.hpp"
+#include "protocol/config.hpp"
 #include "sandbox_command.hpp"
 #include "serve_command.hpp"
 
@@ -30,17 +33,28 @@ void harden_process() {
 
 int main(int argc, char** argv) {
   if (!std::getenv("LLMX_NO_HARDENING")) harden_process();
+  // <home>/.env before any thread starts (engine.md §4.1; LLMX_* keys are never taken from it).
+  try {
+    llmx::load_dotenv(llmx::llmx_home());
+  } catch (const std::exception&) {
+    // A bad LLMX_HOME is reported by the command that needs it, with its own message.
+  }
   CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
   app.require_subcommand(1);
   std::vector<std::string> config_overrides;
   app.add_option("-c,--config", config_overrides, "Override a config value: key.path=value (TOML, else a string)")
-      ->take_all();
+      ->allow_extra_args(false)->take_all();
 
   llmx::cli::ExecOptions exec;
   std::string sandbox, approval;
   auto* exec_cmd = app.add_subcommand("exec", "Run one task non-interactively and print the answer");
-  exec_cmd->add_option("prompt", exec.prompt, "The task for the agent")->required();
+  exec_cmd->add_option("prompt", exec.prompt, "The task for the agent");
   exec_cmd->add_flag("--json", exec.json, "Print every event as one JSON line");
+  auto* resume_cmd = exec_cmd->add_subcommand("resume", "Continue a stored conversation: resume <ID> PROMPT, or --last PROMPT");
+  std::vector<std::string> resume_args;
+  resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`
+  resume_cmd->add_flag("--last", exec.resume_last, "The most recent stored conversation");
+  resume_cmd->add_option("args", resume_args, "[ID] PROMPT");
   auto add_common = [&](CLI::App* cmd, llmx::ConfigOverrides& o) {
     cmd->add_option_function<std::string>(
            "-s,--sandbox",
@@ -61,7 +75,7 @@ int main(int argc, char** argv) {
     cmd->add_option("-m,--model", o.model, "Model to use");
     cmd->add_option("-p,--profile", o.profile, "Configuration profile from config.toml");
     cmd->add_option("-C,--cd", o.cwd, "Working directory of the agent");
-    cmd->add_option("-c,--config", o.cli_overrides, "Override a config value: key.path=value")->take_all();
+    cmd->add_option("-c,--config", o.cli_overrides, "Override a config value: key.path=value")->allow_extra_args(false)->take_all();
   };
   add_common(exec_cmd, exec.overrides);
 
@@ -81,9 +95,23 @@ int main(int argc, char** argv) {
   auto* patch_cmd = app.add_subcommand("apply-patch", "Apply a patch read from stdin");
   patch_cmd->add_option("-C,--cd", patch_cwd, "Directory the patch paths are relative to");
 
+  llmx::cli::add_login_commands(app);
+  llmx::cli::add_mcp_command(app, config_overrides);
   CLI11_PARSE(app, argc, argv);
   try {
     if (*exec_cmd) {
+      if (*resume_cmd) {
+        size_t need = exec.resume_last ? 1 : 2;
+        if (resume_args.size() != need) {
+          fmt::print(stderr, "error: usage: llmx exec resume <ID> PROMPT | llmx exec resume --last PROMPT\n");
+          return 2;
+        }
+        if (!exec.resume_last) exec.resume_id = resume_args[0];
+        exec.prompt = resume_args.back();
+      } else if (exec.prompt.empty()) {
+        fmt::print(stderr, "error: a prompt is required: llmx exec PROMPT\n");
+        return 2;
+      }
       exec.overrides.cli_overrides.insert(exec.overrides.cli_overrides.begin(), config_overrides.begin(),
                                           config_overrides.end());
       return llmx::cli::run_exec(exec);

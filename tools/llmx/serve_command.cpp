@@ -15,7 +15,8 @@ namespace llmx::cli {
 int run_mcp_server(const ServeOptions& options) {
   // Fail fast on a broken config.toml, before any message is read.
   try {
-    (void)load_config(options.overrides);
+    auto cfg = load_config(options.overrides);
+    for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
   } catch (const std::exception& err) {
     fmt::print(stderr, "error: {}\n", err.what());
     return 1;
@@ -26,7 +27,7 @@ int run_mcp_server(const ServeOptions& options) {
   caf::actor_system sys{cfg};
   auto engine = start_engine(sys);
   auto writer = spawn_line_writer(sys);
-  auto session = spawn_mcp_session(sys, writer, engine.manager, McpSessionOptions{options.overrides});
+  auto session = spawn_mcp_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides});
   spawn_stdio_reader(sys, session);
   sys.await_all_actors_done();
   http::finish_preload();

@@ -158,7 +158,7 @@ void handle_chat(const Options &opt, const httplib::Request &req, const std::str
   ctx.created = static_cast<long long>(std::time(nullptr));
   ctx.model = parsed->model;
   ctx.include_usage = parsed->include_usage;
-  ctx.prompt_tokens = parsed->content_chars / 4;
+  ctx.prompt_tokens = plan.prompt_tokens ? static_cast<size_t>(*plan.prompt_tokens) : parsed->content_chars / 4;
   ctx.global_delay_ms = opt.delay_ms;
   write_response(plan.script, ctx, parsed->stream, res);
 }

@@ -386,6 +386,14 @@ Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
   } else {
     plan.script = it->build(req, d);
   }
+  if (d.param("prompt_tokens")) {
+    bool applies = true;
+    if (d.param("prompt_tokens_times")) {
+      const long long n = d.int_param("prompt_tokens_times", 0, 0, 1LL << 40);
+      applies = times_counter(d.raw + "#prompt_tokens") < n;
+    }
+    if (applies) plan.prompt_tokens = d.int_param("prompt_tokens", 0, 0, 1LL << 40);
+  }
   return plan;
 }
 

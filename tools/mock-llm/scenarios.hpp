@@ -6,6 +6,7 @@
 #include "tools/mock-llm/request.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,9 @@ struct Plan {
   bool is_error = false;
   HttpError error;
   Script script;
+  // `prompt_tokens=N` on any scenario: the usage reports N prompt tokens (for the first
+  // `prompt_tokens_times=K` requests carrying the directive, or always).
+  std::optional<long long> prompt_tokens;
 };
 
 bool is_known_scenario(const std::string &name);

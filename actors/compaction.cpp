@@ -1,0 +1,92 @@
+#include "actors/compaction.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "protocol/model_catalog.hpp"
+#include "protocol/prompt_assets.hpp"
+#include "protocol/rollout.hpp"
+
+namespace llmx::compaction {
+
+namespace {
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+bool contains_ci(std::string_view hay, std::string_view needle) {
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         }) != hay.end();
+}
+
+const std::string* call_id_of(const ResponseItem& item) {
+  if (auto* c = item.get_if<FunctionCallItem>()) return &c->call_id;
+  if (auto* o = item.get_if<FunctionCallOutputItem>()) return &o->call_id;
+  return nullptr;
+}
+}  // namespace
+
+std::string prompt(const Config& cfg) {
+  if (cfg.compact_prompt) {
+    auto p = trim(*cfg.compact_prompt);
+    if (!p.empty()) return p;
+  }
+  return trim(prompts::get("compact"));
+}
+
+std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history, const std::string& prompt) {
+  auto input = history;
+  MessageItem m;
+  m.role = "user";
+  m.content.push_back(ContentItem{InputText{prompt}});
+  input.push_back(ResponseItem{std::move(m)});
+  return input;
+}
+
+bool is_context_window_error(std::string_view message) {
+  return contains_ci(message, "context_length_exceeded") || contains_ci(message, "context window") ||
+         contains_ci(message, "maximum context length") || contains_ci(message, "too many tokens") ||
+         contains_ci(message, "prompt is too long");
+}
+
+bool drop_oldest(std::vector<ResponseItem>& history) {
+  if (history.size() <= 1) return false;
+  auto first = history.front();
+  history.erase(history.begin());
+  // A call without its output (or the reverse) is rejected by providers: drop the partner too.
+  if (auto* id = call_id_of(first)) {
+    auto partner = std::find_if(history.begin(), history.end(), [&](const ResponseItem& it) {
+      auto* other = call_id_of(it);
+      return other && *other == *id;
+    });
+    if (partner != history.end()) history.erase(partner);
+  }
+  return true;
+}
+
+std::string summary_of(const std::vector<ResponseItem>& items) {
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    auto* m = it->get_if<MessageItem>();
+    if (!m || m->role != "assistant") continue;
+    for (auto c = m->content.rbegin(); c != m->content.rend(); ++c)
+      if (auto* t = c->get_if<OutputText>()) return t->text;
+  }
+  return {};
+}
+
+std::vector<std::string> user_messages(const std::vector<ResponseItem>& history) {
+  std::vector<std::string> out;
+  for (const auto& item : history)
+    if (rollout::is_user_turn_message(item)) out.push_back(item.get_if<MessageItem>()->text());
+  return out;
+}
+
+std::optional<int64_t> auto_limit(const Config& cfg) {
+  return models::auto_compact_limit(cfg.model, cfg.model_auto_compact_token_limit, cfg.model_context_window);
+}
+
+}  // namespace llmx::compaction

@@ -1,0 +1,44 @@
+// Compaction (engine.md §1.12, DECISIONS E14) as plain code: the request it sends, how its
+// answer becomes the new history, and when a turn should compact on its own.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/config.hpp"
+#include "protocol/items.hpp"
+
+namespace llmx::compaction {
+
+// The compaction prompt: `compact_prompt` (trimmed; files already read by the config) or ours.
+std::string prompt(const Config& cfg);
+
+// The input of a compaction request: the history plus the prompt as a user message (a local
+// copy: the prompt is never recorded).
+std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history, const std::string& prompt);
+
+// The provider said the request does not fit its context window.
+bool is_context_window_error(std::string_view message);
+
+// Drops the oldest item of a compaction request's history (with the call or output paired
+// with it). False when at most one item is left: nothing more can be dropped.
+bool drop_oldest(std::vector<ResponseItem>& history);
+
+// The summary: the text of the last assistant message among `items` ("" if none).
+std::string summary_of(const std::vector<ResponseItem>& items);
+
+// The texts of the user turn messages of a history (not instructions, not environment context).
+std::vector<std::string> user_messages(const std::vector<ResponseItem>& history);
+
+// The auto-compaction threshold for these settings (E14): `model_auto_compact_token_limit`,
+// else 90% of the context window (configured or from the model table), else none.
+std::optional<int64_t> auto_limit(const Config& cfg);
+
+inline constexpr std::string_view kCompletedMessage = "Compact task completed";
+inline constexpr std::string_view kAccuracyWarning =
+    "Heads up: Long conversations and multiple compactions can cause the model to be less accurate. Start a new "
+    "conversation when possible to keep conversations small and targeted.";
+
+}  // namespace llmx::compaction

@@ -1,0 +1,189 @@
+// The MCP server's conversation methods for stored threads and settings (DECISIONS P1, P8,
+// P11, P12): listConversations, resumeConversation, archiveConversation, unarchiveConversation
+// (llmx), setDefaultModel, model/list. Disk work happens in the rollout store; this file maps
+// params and errors.
+#include "actors/mcp_session_state.hpp"
+#include "actors/rollout_store.hpp"
+#include "protocol/config_write.hpp"
+#include "protocol/conversation_api.hpp"
+#include "protocol/ids.hpp"
+#include "protocol/model_catalog.hpp"
+
+namespace llmx::mcp_detail {
+
+namespace {
+
+std::optional<Config> config_or_error(mcp_ptr self, const rpc::Incoming& in, const ConfigOverrides& o) {
+  try {
+    return load_config(o);
+  } catch (const std::exception& err) {
+    reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what()));
+    return std::nullopt;
+  }
+}
+
+api::ConversationSummary summary_of(const threads::ThreadSummary& t, const std::string& default_provider) {
+  api::ConversationSummary s;
+  s.conversationId = t.id;
+  s.path = t.path;
+  s.preview = t.preview;
+  if (!t.created_at.empty()) s.timestamp = t.created_at;
+  s.modelProvider = t.model_provider.value_or(default_provider);
+  s.cwd = t.cwd;
+  s.cliVersion = t.cli_version;
+  // Object sources ({"subagent": ...}) are kept as their JSON text; names become strings.
+  s.source = !t.source.empty() && t.source.front() == '{' ? RawJson{t.source} : RawJson{json::to_json(t.source)};
+  if (t.git) s.gitInfo = api::GitInfoWire{t.git->commit_hash, t.git->branch, t.git->repository_url};
+  return s;
+}
+
+void list_conversations(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::ListConversationsParams>(self, in);
+  if (!p) return;
+  auto cfg = config_or_error(self, in, self->state.options.base_overrides);
+  if (!cfg) return;
+  ListThreads req;
+  req.home = cfg->llmx_home;
+  req.query.page_size = static_cast<size_t>(std::max<int64_t>(1, p->pageSize.value_or(25)));
+  req.query.cursor = p->cursor;
+  if (p->modelProviders) req.query.model_providers = *p->modelProviders;
+  req.query.default_provider = cfg->provider.id;
+  auto id = in.id;
+  auto default_provider = cfg->provider.id;
+  self->request(self->state.store, caf::infinite, std::move(req))
+      .then(
+          [=](ThreadPage& tp) {
+            auto& page = tp.page;
+            api::ListConversationsResult r;
+            for (const auto& t : page.items) r.items.push_back(summary_of(t, default_provider));
+            r.nextCursor = page.next_cursor;
+            reply(self, id, json::to_json(r));
+          },
+          [=](caf::error& err) {
+            if (is_request_error(err))
+              return reply_error(self, id, rpc::kInvalidParams, fmt::format("Invalid params: {}", error_text(err)));
+            reply_error(self, id, rpc::kInternalError, fmt::format("failed to list conversations: {}", error_text(err)));
+          });
+}
+
+void resume_conversation(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::ResumeConversationParams>(self, in);
+  if (!p) return;
+  auto base = self->state.options.base_overrides;
+  auto cfg = config_or_error(self, in, p->overrides ? p->overrides->to_overrides(base) : base);
+  if (!cfg) return;
+  cfg->session_source = "mcp";
+  ResumeThread req;
+  req.ref.home = cfg->llmx_home;
+  if (p->path) {
+    req.ref.path = *p->path;
+  } else if (p->conversationId) {
+    if (!is_uuid(*p->conversationId))
+      return reply_error(self, in.id, rpc::kInvalidRequest,
+                         fmt::format("failed to locate conversation id {}: not a UUID", *p->conversationId));
+    req.ref.id = *p->conversationId;
+  } else if (p->history && !p->history->empty()) {
+    req.history = *p->history;
+  } else {
+    return reply_error(self, in.id, rpc::kInvalidRequest,
+                       "either path, conversation id or non empty history must be provided");
+  }
+  req.config = std::move(*cfg);
+  auto id = in.id;
+  self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
+      .then(
+          [=](conversation_actor, SessionConfiguredEvent& sc) {
+            api::SessionConfiguredNotification n;
+            n.sessionId = sc.session_id;
+            n.model = sc.model;
+            n.reasoningEffort = sc.reasoning_effort;
+            n.initialMessages = sc.initial_messages;
+            n.rolloutPath = sc.rollout_path;
+            write(self, self->state.rpc.notification("sessionConfigured", json::to_json(n)));
+            api::ResumeConversationResult r{sc.session_id, sc.model, sc.initial_messages, sc.rollout_path};
+            reply(self, id, json::to_json(r));
+          },
+          [=](caf::error& err) {
+            if (is_request_error(err)) return reply_error(self, id, rpc::kInvalidRequest, error_text(err));
+            reply_error(self, id, rpc::kInternalError, fmt::format("error resuming conversation: {}", error_text(err)));
+          });
+}
+
+void archive_conversation(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::ArchiveConversationParams>(self, in);
+  if (!p) return;
+  if (!is_uuid(p->conversationId))
+    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("invalid conversation id: {}", p->conversationId));
+  ThreadRef ref{llmx_home(), p->conversationId, p->rolloutPath};
+  auto id = in.id;
+  self->request(self->state.manager, caf::infinite, archive_atom::value, std::move(ref))
+      .then([=](std::string&) { reply(self, id, "{}"); },
+            [=](caf::error& err) {
+              if (is_request_error(err)) return reply_error(self, id, rpc::kInvalidRequest, error_text(err));
+              reply_error(self, id, rpc::kInternalError, fmt::format("failed to archive conversation: {}", error_text(err)));
+            });
+}
+
+void unarchive_conversation(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::UnarchiveConversationParams>(self, in);
+  if (!p) return;
+  if (!is_uuid(p->conversationId))
+    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("invalid conversation id: {}", p->conversationId));
+  auto id = in.id;
+  auto conv_id = p->conversationId;
+  self->request(self->state.store, caf::infinite, unarchive_atom::value, ThreadRef{llmx_home(), conv_id, {}})
+      .then([=](std::string& path) { reply(self, id, json::to_json(api::UnarchiveConversationResult{conv_id, path})); },
+            [=](caf::error& err) {
+              if (is_request_error(err)) return reply_error(self, id, rpc::kInvalidRequest, error_text(err));
+              reply_error(self, id, rpc::kInternalError,
+                          fmt::format("failed to unarchive conversation: {}", error_text(err)));
+            });
+}
+
+void handle_set_default_model(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::SetDefaultModelParams>(self, in);
+  if (!p) return;
+  try {
+    auto cfg = load_config(self->state.options.base_overrides);
+    llmx::set_default_model(cfg.llmx_home, cfg.active_profile, p->model, p->reasoningEffort);
+  } catch (const std::exception& err) {
+    return reply_error(self, in.id, rpc::kInternalError, fmt::format("failed to persist model selection: {}", err.what()));
+  }
+  reply(self, in.id, "{}");
+}
+
+void model_list(mcp_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::ModelListParams>(self, in);
+  if (!p) return;
+  auto cfg = config_or_error(self, in, self->state.options.base_overrides);
+  if (!cfg) return;
+  std::optional<int64_t> limit = p->limit ? std::optional<int64_t>(*p->limit) : std::optional<int64_t>(p->pageSize);
+  try {
+    auto page = models::list_models(cfg->model, p->cursor, limit);
+    json::Writer w;
+    w.begin_object();
+    w.key("items");
+    json::write_value(w, page.items);
+    w.key("nextCursor");
+    json::write_value(w, Nullable<std::string>(page.next_cursor));
+    w.end_object();
+    reply(self, in.id, w.take());
+  } catch (const std::invalid_argument& err) {
+    reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
+  }
+}
+
+}  // namespace
+
+bool handle_thread_method(mcp_ptr self, const rpc::Incoming& in) {
+  const auto& m = in.method;
+  if (m == "listConversations") return list_conversations(self, in), true;
+  if (m == "resumeConversation") return resume_conversation(self, in), true;
+  if (m == "archiveConversation") return archive_conversation(self, in), true;
+  if (m == "unarchiveConversation") return unarchive_conversation(self, in), true;
+  if (m == "setDefaultModel") return handle_set_default_model(self, in), true;
+  if (m == "model/list") return model_list(self, in), true;
+  return false;
+}
+
+}  // namespace llmx::mcp_detail

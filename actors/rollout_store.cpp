@@ -1,0 +1,215 @@
+#include "actors/rollout_store.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "protocol/git_info.hpp"
+#include "protocol/json_codec.hpp"
+#include "protocol/log.hpp"
+#include "protocol/thread_index.hpp"
+#include "transport/rollout_writer.hpp"
+
+namespace llmx {
+
+namespace {
+
+struct StoreState {
+  StoreState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
+  RolloutWriter writer;
+  bool flush_scheduled = false;
+  std::map<std::string, caf::actor_addr> owners;  // rollout path → conversation, for failures
+  // Index records to append once the batch that creates or fills their file is on disk.
+  std::vector<std::pair<std::string, threads::IndexRecord>> index_records;
+  // Index records of the files this process created, kept to add the preview later.
+  std::map<std::string, threads::IndexRecord> records;
+  std::map<std::string, std::unique_ptr<threads::ThreadStore>> stores;  // by home
+  static inline const char* name = "llmx.rollout_store";
+};
+
+using store_ptr = rollout_store_actor::stateful_pointer<StoreState>;
+
+threads::ThreadStore& store_for(store_ptr self, const std::string& home) {
+  auto& s = self->state.stores[home];
+  if (!s) s = std::make_unique<threads::ThreadStore>(home);
+  return *s;
+}
+
+caf::error request_error(std::string msg) { return caf::make_error(caf::sec::invalid_argument, std::move(msg)); }
+caf::error internal_error(std::string msg) { return caf::make_error(caf::sec::runtime_error, std::move(msg)); }
+
+caf::error from_store_error(const threads::StoreError& e) {
+  if (e.kind() == threads::StoreError::Kind::io) return internal_error(e.what());
+  return request_error(e.what());
+}
+
+void report(store_ptr self, std::vector<WriteFailure> failures) {
+  for (auto& f : failures) {
+    log::warn("rollout: {}", f.message);
+    auto it = self->state.owners.find(f.path);
+    if (it == self->state.owners.end()) continue;
+    if (auto owner = caf::actor_cast<conversation_actor>(it->second))
+      self->send(owner, RolloutFailed{f.path, std::move(f.message)});
+  }
+}
+
+void write_batch(store_ptr self) {
+  auto& st = self->state;
+  st.flush_scheduled = false;
+  auto failures = st.writer.flush();
+  report(self, failures);
+  // Index records follow their file's lines, so the index never names a thread whose lines
+  // are not on disk yet (and the day directory's index is newer than the file it lists).
+  for (auto& [home, rec] : st.index_records) {
+    bool failed = false;
+    for (auto& f : failures) failed = failed || std::filesystem::path(f.path).filename() == rec.file;
+    if (failed) continue;
+    if (auto err = threads::append_index_record(home, rec)) log::warn("rollout index: {}", *err);
+  }
+  st.index_records.clear();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw threads::StoreError(threads::StoreError::Kind::io, "cannot read the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::move(ss).str();
+}
+
+rollout_store_actor::behavior_type store_impl(store_ptr self) {
+  return {
+      [=](RolloutAppend& a) {
+        auto& st = self->state;
+        std::vector<std::string> lines;
+        if (a.meta) {
+          if (!a.meta->git) a.meta->git = read_git_info(a.meta->cwd);
+          lines.push_back(rollout::encode_line(std::chrono::system_clock::now(), *a.meta));
+          auto rec = threads::record_for(*a.meta, a.path);
+          st.records[a.path] = rec;
+          st.index_records.emplace_back(a.home, std::move(rec));
+        }
+        if (a.owner) st.owners[a.path] = caf::actor_cast<caf::actor_addr>(a.owner);
+        if (lines.empty()) {
+          st.writer.append(a.path, a.lines, a.sync);
+        } else {
+          lines.insert(lines.end(), std::make_move_iterator(a.lines.begin()), std::make_move_iterator(a.lines.end()));
+          st.writer.append(a.path, lines, a.sync);
+        }
+        if (a.first_user_message) {
+          if (auto it = st.records.find(a.path); it != st.records.end()) {
+            threads::set_first_user_message(it->second, *a.first_user_message);
+            st.index_records.emplace_back(a.home, it->second);
+            st.records.erase(it);  // listable now: nothing more to add to its record
+          }
+        }
+        if (!st.flush_scheduled) {
+          st.flush_scheduled = true;
+          self->send(self, flush_atom::value);
+        }
+      },
+      [=](flush_atom) { write_batch(self); },
+      [=](sync_atom) -> bool {
+        write_batch(self);
+        return true;
+      },
+      [=](ListThreads& req) -> caf::result<ThreadPage> {
+        write_batch(self);  // what this process wrote must be listable
+        try {
+          return ThreadPage{store_for(self, req.home).list(req.query)};
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
+      [=](LoadThread& req) -> caf::result<LoadedThread> {
+        write_batch(self);
+        try {
+          auto& ref = req.ref;
+          std::string path;
+          if (ref.path) {
+            path = *ref.path;
+          } else if (ref.id) {
+            auto found = store_for(self, ref.home).find_path(*ref.id);
+            if (!found) return request_error(fmt::format("no rollout found for conversation id {}", *ref.id));
+            path = *found;
+          } else {
+            return request_error("either path, conversation id or non empty history must be provided");
+          }
+          std::string text;
+          try {
+            text = read_file(path);
+          } catch (const threads::StoreError& e) {
+            return request_error(fmt::format("failed to load rollout `{}`: {}", path, e.what()));
+          }
+          if (text.empty()) return request_error(fmt::format("failed to load rollout `{}`: empty session file", path));
+          auto loaded = rollout::load(text, req.initial_context);
+          if (!loaded.meta)
+            return request_error(fmt::format("failed to load rollout `{}`: failed to parse conversation ID from rollout file", path));
+          if (ref.id && !ref.path && loaded.meta->id != *ref.id)
+            return request_error(fmt::format("failed to load rollout `{}` for conversation {}: the file belongs to {}",
+                                             path, *ref.id, loaded.meta->id));
+          LoadedThread out;
+          out.id = loaded.meta->id;
+          out.path = path;
+          out.history = std::move(loaded.history);
+          out.initial_messages = RawJson{json::to_json(loaded.events)};
+          for (const auto& ev : loaded.events)
+            if (ev.is<UserMessageEvent>()) out.has_user_message = true;
+          out.warnings = std::move(loaded.warnings);
+          for (const auto& w : out.warnings) log::warn("rollout {}: {}", path, w);
+          return out;
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
+      [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
+        write_batch(self);
+        try {
+          if (!ref.id) return request_error("a conversation id is required");
+          auto& store = store_for(self, ref.home);
+          std::optional<std::string> path = ref.path;
+          if (!path) path = store.find_path(*ref.id);
+          if (path) self->state.writer.close(*path);  // nothing may be written to the old place
+          return store.archive(*ref.id, ref.path);
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
+      [=](unarchive_atom, ThreadRef& ref) -> caf::result<std::string> {
+        try {
+          if (!ref.id) return request_error("a conversation id is required");
+          return store_for(self, ref.home).unarchive(*ref.id);
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
+  };
+}
+
+}  // namespace
+
+rollout_store_actor spawn_rollout_store(caf::actor_system& sys) { return sys.spawn<caf::detached>(store_impl); }
+
+std::string error_text(const caf::error& err) {
+  const auto& ctx = err.context();
+  if (ctx.size() > 0 && ctx.match_element<std::string>(ctx.size() - 1)) return ctx.get_as<std::string>(ctx.size() - 1);
+  return to_string(err);
+}
+
+bool is_request_error(const caf::error& err) {
+  return err.category() == caf::atom("system") && err.code() == static_cast<uint8_t>(caf::sec::invalid_argument);
+}
+
+}  // namespace llmx

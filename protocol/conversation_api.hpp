@@ -1,0 +1,131 @@
+// Params and results of the conversation methods the MCP server serves besides its tools
+// (DECISIONS P1; protocol.md §3): stored threads, default model, model list. Plain structs, one
+// field list each; the wire spellings are the reference's (camelCase, `origin_url` kept).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/config.hpp"
+#include "protocol/items.hpp"
+#include "protocol/reflect.hpp"
+
+namespace llmx::api {
+
+// `config` objects of dotted keys → the loader's JSON overrides; throws json::DecodeError when
+// the value is not an object.
+std::vector<std::pair<std::string, RawJson>> dotted_overrides(const RawJson& config);
+
+// NewConversationParams (also resumeConversation.overrides); every key optional.
+struct NewConversationParams {
+  Nullable<std::string> model, modelProvider, profile, cwd;
+  Nullable<AskForApproval> approvalPolicy;
+  Nullable<SandboxMode> sandbox;
+  Nullable<RawJson> config;
+  Nullable<std::string> baseInstructions, developerInstructions, compactPrompt;
+  Nullable<bool> includeApplyPatchTool;
+  LLMX_FIELDS(v("model", s.model); v("modelProvider", s.modelProvider); v("profile", s.profile);
+              v("cwd", s.cwd); v("approvalPolicy", s.approvalPolicy); v("sandbox", s.sandbox);
+              v("config", s.config); v("baseInstructions", s.baseInstructions);
+              v("developerInstructions", s.developerInstructions); v("compactPrompt", s.compactPrompt);
+              v("includeApplyPatchTool", s.includeApplyPatchTool))
+  // Layered over the server's own overrides (these win key by key).
+  ConfigOverrides to_overrides(ConfigOverrides base) const;
+};
+
+struct ListConversationsParams {
+  Nullable<int64_t> pageSize;
+  Nullable<std::string> cursor;
+  Nullable<std::vector<std::string>> modelProviders;
+  LLMX_FIELDS(v("pageSize", s.pageSize); v("cursor", s.cursor); v("modelProviders", s.modelProviders))
+};
+
+struct GitInfoWire {
+  Nullable<std::string> sha, branch, origin_url;
+  LLMX_FIELDS(v("sha", s.sha); v("branch", s.branch); v("origin_url", s.origin_url))
+};
+
+struct ConversationSummary {
+  std::string conversationId;
+  std::string path;
+  std::string preview;
+  Nullable<std::string> timestamp;
+  std::string modelProvider;
+  std::string cwd;
+  std::string cliVersion;
+  RawJson source{"\"vscode\""};
+  Nullable<GitInfoWire> gitInfo;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("path", s.path); v("preview", s.preview);
+              v("timestamp", s.timestamp); v("modelProvider", s.modelProvider); v("cwd", s.cwd);
+              v("cliVersion", s.cliVersion); v("source", s.source); v("gitInfo", s.gitInfo))
+};
+
+struct ListConversationsResult {
+  std::vector<ConversationSummary> items;
+  Nullable<std::string> nextCursor;
+  LLMX_FIELDS(v("items", s.items); v("nextCursor", s.nextCursor))
+};
+
+struct ResumeConversationParams {
+  Nullable<std::string> path, conversationId;
+  Nullable<std::vector<ResponseItem>> history;
+  Nullable<NewConversationParams> overrides;
+  LLMX_FIELDS(v("path", s.path); v("conversationId", s.conversationId); v("history", s.history);
+              v("overrides", s.overrides))
+};
+
+struct ResumeConversationResult {
+  std::string conversationId;
+  std::string model;
+  Nullable<RawJson> initialMessages;
+  std::string rolloutPath;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("model", s.model);
+              v("initialMessages", s.initialMessages); v("rolloutPath", s.rolloutPath))
+};
+
+// The `sessionConfigured` notification resumeConversation sends before its reply.
+struct SessionConfiguredNotification {
+  std::string sessionId;
+  std::string model;
+  Nullable<std::string> reasoningEffort;
+  int64_t historyLogId = 0;
+  int64_t historyEntryCount = 0;
+  Nullable<RawJson> initialMessages;
+  std::string rolloutPath;
+  LLMX_FIELDS(v("sessionId", s.sessionId); v("model", s.model); v("reasoningEffort", s.reasoningEffort);
+              v("historyLogId", s.historyLogId); v("historyEntryCount", s.historyEntryCount);
+              v("initialMessages", s.initialMessages); v("rolloutPath", s.rolloutPath))
+};
+
+struct ArchiveConversationParams {
+  std::string conversationId;
+  std::string rolloutPath;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("rolloutPath", s.rolloutPath))
+};
+
+// llmx: brings an archived conversation back into the listings.
+struct UnarchiveConversationParams {
+  std::string conversationId;
+  LLMX_FIELDS(v("conversationId", s.conversationId))
+};
+
+struct UnarchiveConversationResult {
+  std::string conversationId;
+  std::string rolloutPath;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("rolloutPath", s.rolloutPath))
+};
+
+struct SetDefaultModelParams {
+  Nullable<std::string> model, reasoningEffort;
+  LLMX_FIELDS(v("model", s.model); v("reasoningEffort", s.reasoningEffort))
+};
+
+// `limit` (reference) and `pageSize` (seed) are both accepted (DECISIONS P8).
+struct ModelListParams {
+  Nullable<std::string> cursor;
+  Nullable<int64_t> limit, pageSize;
+  LLMX_FIELDS(v("cursor", s.cursor); v("limit", s.limit); v("pageSize", s.pageSize))
+};
+
+}  // namespace llmx::api
