@@ -47,6 +47,7 @@ void list_conversations(mcp_ptr self, const rpc::Incoming& in) {
   req.query.page_size = static_cast<size_t>(std::max<int64_t>(1, p->pageSize.value_or(25)));
   req.query.cursor = p->cursor;
   if (p->modelProviders) req.query.model_providers = *p->modelProviders;
+  if (p->sources) req.query.sources = *p->sources;
   req.query.default_provider = cfg->provider.id;
   auto id = in.id;
   auto default_provider = cfg->provider.id;

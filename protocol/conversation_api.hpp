@@ -38,7 +38,11 @@ struct ListConversationsParams {
   Nullable<int64_t> pageSize;
   Nullable<std::string> cursor;
   Nullable<std::vector<std::string>> modelProviders;
-  LLMX_FIELDS(v("pageSize", s.pageSize); v("cursor", s.cursor); v("modelProviders", s.modelProviders))
+  // llmx: only threads started from these sources ("cli", "exec", "mcp", "vscode", ...);
+  // omitted, null or [] = every source (DECISIONS P11 lists MCP and exec sessions too).
+  Nullable<std::vector<std::string>> sources;
+  LLMX_FIELDS(v("pageSize", s.pageSize); v("cursor", s.cursor); v("modelProviders", s.modelProviders);
+              v("sources", s.sources))
 };
 
 struct GitInfoWire {

@@ -173,6 +173,19 @@ TEST_CASE("threads: MCP listConversations pages newest first; archive and unarch
   CHECK(page2.str("/result/items/0/conversationId") == ids[0]);
   CHECK(page2.at("/result/nextCursor").is_null());
 
+  // Sessions of other front ends are listed too, with their source; `sources` filters them.
+  auto exec = run_llmx({"exec", "from exec @mock:text deltas=1"}, llmx_env(f.home.path(), f.mock.url()));
+  REQUIRE(exec.status.ok());
+  auto only_exec = mcp.wait_for_response(mcp.request("listConversations", R"({"sources":["exec"]})"));
+  INFO(only_exec.line());
+  REQUIRE(only_exec.at("/result/items").get_array().value_unsafe().size() == 1);
+  CHECK(only_exec.str("/result/items/0/source") == "exec");
+  CHECK(only_exec.str("/result/items/0/preview") == "from exec @mock:text deltas=1");
+  auto only_mcp = mcp.wait_for_response(mcp.request("listConversations", R"({"sources":["mcp"],"pageSize":10})"));
+  CHECK(only_mcp.at("/result/items").get_array().value_unsafe().size() == 3);
+  auto other_provider = mcp.wait_for_response(mcp.request("listConversations", R"({"modelProviders":["openai"]})"));
+  CHECK(other_provider.at("/result/items").get_array().value_unsafe().size() == 0);
+
   auto bad_cursor = mcp.wait_for_response(mcp.request("listConversations", R"({"cursor":"garbage"})"));
   CHECK(bad_cursor.integer("/error/code") == -32602);
 
@@ -187,7 +200,7 @@ TEST_CASE("threads: MCP listConversations pages newest first; archive and unarch
   REQUIRE_FALSE(archived.is_error());
   CHECK_FALSE(fs::exists(path));
   CHECK(fs::exists(f.home.file("archived_sessions/" + fs::path(path).filename().string())));
-  auto after = mcp.wait_for_response(mcp.request("listConversations", R"({})"));
+  auto after = mcp.wait_for_response(mcp.request("listConversations", R"({"sources":["mcp"]})"));
   CHECK(after.at("/result/items").get_array().value_unsafe().size() == 2);
   CHECK_FALSE(contains(after.line(), ids[0]));
 
@@ -196,7 +209,7 @@ TEST_CASE("threads: MCP listConversations pages newest first; archive and unarch
   INFO(restored.line());
   REQUIRE_FALSE(restored.is_error());
   CHECK(restored.str("/result/rolloutPath") == path);
-  auto all = mcp.wait_for_response(mcp.request("listConversations", R"({})"));
+  auto all = mcp.wait_for_response(mcp.request("listConversations", R"({"sources":["mcp"]})"));
   CHECK(all.at("/result/items").get_array().value_unsafe().size() == 3);
   CHECK(contains(all.line(), ids[0]));
 }
