@@ -5,6 +5,20 @@
 
 namespace llmx {
 
+// How a conversation starts: fresh (a new rollout file with its session_meta line) or resumed
+// from a stored thread (its history, appending to its file), or a fork of given items (`resumed`
+// with an empty path: those items after the initial context, in a new file).
+struct ConversationStart {
+  std::string id;
+  Config config;
+  rollout_store_actor store;
+  std::string rollout_path;
+  std::optional<LoadedThread> resumed;
+};
+
+// Spawns a conversation actor (its parent is the manager).
+conversation_actor spawn_conversation(caf::local_actor* parent, ConversationStart start);
+
 // `store` owns the rollout files; the manager syncs it when shutting down.
 conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store);
 

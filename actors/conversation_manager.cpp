@@ -1,0 +1,174 @@
+// The conversation manager (see actors.hpp): creates, resumes, finds and archives
+// conversations, and shuts them all down with their rollouts written.
+#include <fmt/format.h>
+
+#include "actors/conversation.hpp"
+#include "protocol/environment_context.hpp"
+#include "protocol/ids.hpp"
+#include "protocol/rollout.hpp"
+#include "sandbox/sandbox_policy.hpp"
+
+namespace llmx {
+
+namespace {
+
+struct ManagerState {
+  ManagerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
+  rollout_store_actor store;
+  std::map<std::string, conversation_actor> conversations;
+  // Archive requests waiting for their conversation to shut down, by conversation id.
+  struct PendingArchive {
+    ThreadRef ref;
+    caf::typed_response_promise<std::string> promise;
+  };
+  std::multimap<std::string, PendingArchive> archiving;
+  std::optional<caf::typed_response_promise<bool>> shutdown_promise;
+  static inline const char* name = "llmx.conversation_manager";
+};
+
+using manager_ptr = conversation_manager_actor::stateful_pointer<ManagerState>;
+
+SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg, const std::string& path) {
+  SessionConfiguredEvent sc;
+  sc.session_id = id;
+  sc.model = cfg.model;
+  sc.reasoning_effort = cfg.reasoning_effort;
+  sc.rollout_path = path;
+  if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
+    auto support = sandbox::probe();  // cached after the first conversation
+    if (!support.complete())
+      sc.sandbox_warning = fmt::format("the {} sandbox cannot be fully enforced here ({}); sandbox_fallback = {}",
+                                       enum_name(cfg.sandbox_policy.mode), support.summary, cfg.sandbox_fallback);
+  }
+  return sc;
+}
+
+conversation_actor start_conversation(manager_ptr self, ConversationStart start) {
+  auto id = start.id;
+  auto conv = spawn_conversation(self, std::move(start));
+  self->monitor(conv);
+  self->state.conversations.emplace(id, conv);
+  return conv;
+}
+
+void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise<std::string> promise) {
+  self->request(self->state.store, caf::infinite, archive_atom::value, std::move(ref))
+      .then([=](std::string& path) mutable { promise.deliver(std::move(path)); },
+            [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+}
+
+void finish_manager_shutdown(manager_ptr self) {
+  // Every conversation is gone; their last lines are queued at the store: write them out.
+  self->request(self->state.store, std::chrono::seconds(30), sync_atom::value)
+      .then(
+          [=](bool) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          },
+          [=](caf::error&) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          });
+}
+
+conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store) {
+  self->state.store = std::move(store);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& m = self->state.conversations;
+    for (auto it = m.begin(); it != m.end(); ++it)
+      if (it->second.address() == dm.source) {
+        auto id = it->first;
+        m.erase(it);
+        auto [b, e] = self->state.archiving.equal_range(id);
+        for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
+        self->state.archiving.erase(b, e);
+        break;
+      }
+    if (self->state.shutdown_promise && m.empty()) finish_manager_shutdown(self);
+  });
+  return {
+      [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        auto id = new_uuid_v7();
+        auto path = rollout::rollout_path(cfg.llmx_home, std::chrono::system_clock::now(), id);
+        auto sc = configured_event(id, cfg, path);
+        auto conv = start_conversation(self, ConversationStart{id, std::move(cfg), self->state.store, path, {}});
+        return {conv, std::move(sc)};
+      },
+      [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        if (req.history) {  // a fork of the given items: a new conversation and file
+          auto id = new_uuid_v7();
+          auto path = rollout::rollout_path(req.config.llmx_home, std::chrono::system_clock::now(), id);
+          auto sc = configured_event(id, req.config, path);
+          LoadedThread items;
+          items.history = std::move(*req.history);
+          auto conv = start_conversation(
+              self, ConversationStart{id, std::move(req.config), self->state.store, path, std::move(items)});
+          return {conv, std::move(sc)};
+        }
+        auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
+        auto cfg = std::make_shared<Config>(std::move(req.config));
+        LoadThread load{std::move(req.ref), initial_context(*cfg)};
+        self->request(self->state.store, caf::infinite, std::move(load))
+            .then(
+                [=](LoadedThread& loaded) mutable {
+                  auto sc = configured_event(loaded.id, *cfg, loaded.path);
+                  sc.initial_messages = loaded.initial_messages;
+                  // One writer per rollout: a thread that is already live is handed out as it is.
+                  if (auto it = self->state.conversations.find(loaded.id); it != self->state.conversations.end()) {
+                    promise.deliver(it->second, std::move(sc));
+                    return;
+                  }
+                  auto id = loaded.id;
+                  auto path = loaded.path;
+                  auto conv = start_conversation(
+                      self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+                  promise.deliver(conv, std::move(sc));
+                },
+                [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+        return promise;
+      },
+      [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
+        auto promise = self->make_response_promise<std::string>();
+        auto it = ref.id ? self->state.conversations.find(*ref.id) : self->state.conversations.end();
+        if (it == self->state.conversations.end()) {
+          archive_stored(self, std::move(ref), promise);
+          return promise;
+        }
+        // Live: shut it down first; the down handler archives. At most 10 s, as the reference.
+        auto id = *ref.id;
+        self->state.archiving.emplace(id, ManagerState::PendingArchive{ref, promise});
+        caf::anon_send(it->second, submit_atom::value, Submission{"", ShutdownOp{}});
+        self->delayed_send(self, std::chrono::seconds(10), timeout_atom::value, id);
+        return promise;
+      },
+      [=](timeout_atom, const std::string& id) {
+        auto [b, e] = self->state.archiving.equal_range(id);
+        for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
+        self->state.archiving.erase(b, e);
+      },
+      [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
+        auto it = self->state.conversations.find(id);
+        if (it == self->state.conversations.end())
+          return caf::make_error(caf::sec::runtime_error, "no such conversation: " + id);
+        return it->second;
+      },
+      [=](shutdown_atom) -> caf::result<bool> {
+        auto& m = self->state.conversations;
+        self->state.shutdown_promise = self->make_response_promise<bool>();
+        if (m.empty()) {
+          finish_manager_shutdown(self);
+        } else {
+          for (auto& [_, conv] : m) caf::anon_send(conv, submit_atom::value, Submission{"", ShutdownOp{}});
+        }
+        return *self->state.shutdown_promise;
+      },
+  };
+}
+
+}  // namespace
+
+conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store) {
+  return sys.spawn(manager_impl, std::move(store));
+}
+
+}  // namespace llmx
