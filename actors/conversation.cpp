@@ -116,6 +116,13 @@ void apply_override(Config& cfg, const OverrideTurnContextOp& o) {
 
 void finish_shutdown(conversation_ptr self) {
   emit(self, Event{self->state.task_sub_id, ShutdownCompleteEvent{}});
+  if (!self->state.rollout_path.empty()) {
+    RolloutAppend bye;
+    bye.home = self->state.config.llmx_home;
+    bye.path = self->state.rollout_path;
+    bye.close = true;
+    self->send(self->state.store, std::move(bye));
+  }
   // Linked helpers ignore a normal exit; tell the broker explicitly so it does not outlive us.
   self->send_exit(self->state.broker, caf::exit_reason::user_shutdown);
   self->quit();

@@ -108,9 +108,11 @@ struct RolloutAppend {
   // The first user message was just recorded: the thread becomes listable with this preview.
   std::optional<std::string> first_user_message;
   bool sync = false;               // fsync once these lines are written
+  bool close = false;              // the conversation has ended: the store lets go of the file
   caf::strong_actor_ptr owner;     // told RolloutFailed when the file cannot be written
   LLMX_FIELDS(v("home", s.home); v("path", s.path); v("lines", s.lines); v("meta", s.meta);
-              v("first_user_message", s.first_user_message); v("sync", s.sync); v("owner", s.owner))
+              v("first_user_message", s.first_user_message); v("sync", s.sync); v("close", s.close);
+              v("owner", s.owner))
 };
 
 // The rollout store could not write a conversation's file.

@@ -1,5 +1,8 @@
 #include "actors/rollout_store.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -18,13 +21,25 @@ namespace llmx {
 
 namespace {
 
+// Open rollout files kept between batches: a quarter of the descriptor limit, at most 4096 —
+// reopening a file for every batch made 10,000 live conversations cost twice the CPU.
+size_t open_file_budget() {
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1024;
+  return std::clamp<size_t>(rl.rlim_cur / 4, 64, 4096);
+}
+
 struct StoreState {
   StoreState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
-  RolloutWriter writer;
+  RolloutWriter writer{open_file_budget()};
   bool flush_scheduled = false;
   std::map<std::string, caf::actor_addr> owners;  // rollout path → conversation, for failures
-  // Index records to append once the batch that creates or fills their file is on disk.
+  // Index records (by rollout path) to append once the batch that creates or fills their file
+  // is on disk.
   std::vector<std::pair<std::string, threads::IndexRecord>> index_records;
+  // Git facts per cwd, read at most once a second: thousands of conversations in one
+  // repository need not walk the same .git files each.
+  std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::optional<rollout::GitInfo>>> git;
   // Index records of the files this process created, kept to add the preview later.
   std::map<std::string, threads::IndexRecord> records;
   std::map<std::string, std::unique_ptr<threads::ThreadStore>> stores;  // by home
@@ -64,13 +79,15 @@ void write_batch(store_ptr self) {
   report(self, failures);
   // Index records follow their file's lines, so the index never names a thread whose lines
   // are not on disk yet (and the day directory's index is newer than the file it lists).
-  for (auto& [home, rec] : st.index_records) {
+  std::map<std::string, std::vector<threads::IndexRecord>> by_day;  // one locked append per day
+  for (auto& [path, rec] : st.index_records) {
     bool failed = false;
-    for (auto& f : failures) failed = failed || std::filesystem::path(f.path).filename() == rec.file;
-    if (failed) continue;
-    if (auto err = threads::append_index_record(home, rec)) log::warn("rollout index: {}", *err);
+    for (auto& f : failures) failed = failed || f.path == path;
+    if (!failed) by_day[std::filesystem::path(path).parent_path().string()].push_back(std::move(rec));
   }
   st.index_records.clear();
+  for (auto& [day, recs] : by_day)
+    if (auto err = threads::append_index_records(day, recs)) log::warn("rollout index: {}", *err);
 }
 
 std::string read_file(const std::string& path) {
@@ -87,11 +104,17 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
         auto& st = self->state;
         std::vector<std::string> lines;
         if (a.meta) {
-          if (!a.meta->git) a.meta->git = read_git_info(a.meta->cwd);
+          if (!a.meta->git) {
+            auto now = std::chrono::steady_clock::now();
+            auto& cached = st.git[a.meta->cwd];
+            if (cached.first == std::chrono::steady_clock::time_point{} || now - cached.first > std::chrono::seconds(1))
+              cached = {now, read_git_info(a.meta->cwd)};
+            a.meta->git = cached.second;
+          }
           lines.push_back(rollout::encode_line(std::chrono::system_clock::now(), *a.meta));
           auto rec = threads::record_for(*a.meta, a.path);
           st.records[a.path] = rec;
-          st.index_records.emplace_back(a.home, std::move(rec));
+          st.index_records.emplace_back(a.path, std::move(rec));
         }
         if (a.owner) st.owners[a.path] = caf::actor_cast<caf::actor_addr>(a.owner);
         if (lines.empty()) {
@@ -103,9 +126,16 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
         if (a.first_user_message) {
           if (auto it = st.records.find(a.path); it != st.records.end()) {
             threads::set_first_user_message(it->second, *a.first_user_message);
-            st.index_records.emplace_back(a.home, it->second);
+            st.index_records.emplace_back(a.path, it->second);
             st.records.erase(it);  // listable now: nothing more to add to its record
           }
+        }
+        if (a.close) {  // the conversation has ended: write its lines now and let the file go
+          write_batch(self);
+          report(self, st.writer.close(a.path));
+          st.owners.erase(a.path);
+          st.records.erase(a.path);
+          return;
         }
         if (!st.flush_scheduled) {
           st.flush_scheduled = true;
