@@ -6,16 +6,12 @@
 #include "protocol/model_catalog.hpp"
 #include "protocol/prompt_assets.hpp"
 #include "protocol/rollout.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::compaction {
 
 namespace {
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+std::string trim(std::string_view s) { return text::trim(s, " \t\r\n"); }
 
 bool contains_ci(std::string_view hay, std::string_view needle) {
   return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {

@@ -14,6 +14,7 @@
 
 #include "protocol/json_reader.hpp"
 #include "protocol/json_writer.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::auth {
 
@@ -23,12 +24,7 @@ namespace {
 
 constexpr std::string_view kApiKeyField = "OPENAI_API_KEY";
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n\f\v");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n\f\v");
-  return std::string(s.substr(b, e - b + 1));
-}
+using text::trim;
 
 std::string errno_text(int err) { return std::strerror(err); }
 

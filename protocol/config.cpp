@@ -10,6 +10,7 @@
 #include "protocol/auth.hpp"
 #include "protocol/config_reader.hpp"
 #include "protocol/project_doc.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx {
 
@@ -51,12 +52,7 @@ Layer read_layer(const Section& t, bool is_profile) {
   return l;
 }
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+std::string trim(std::string_view s) { return text::trim(s, " \t\r\n"); }
 
 // The trimmed contents of an instructions file (relative to cwd); empty is an error.
 std::string read_instructions_file(const PathSetting& p, const std::string& cwd, std::string_view what) {

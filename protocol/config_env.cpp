@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "protocol/config.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx {
 
@@ -36,12 +37,7 @@ namespace {
 
 constexpr std::string_view kSpace = " \t";
 
-std::string_view trim(std::string_view s) {
-  auto b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(kSpace);
-  return s.substr(b, e - b + 1);
-}
+std::string_view trim(std::string_view s) { return text::trim_view(s, kSpace); }
 
 bool valid_name(std::string_view k) {
   if (k.empty()) return false;

@@ -6,16 +6,13 @@
 #include <fmt/format.h>
 
 #include "protocol/json_reader.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::config_detail {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
+std::string trim(std::string_view s) { return text::trim(s, " \t"); }
 
 // Where a key/value pair was written: the key's own position, else its value's, else (for
 // tables an override created) the first child that knows.

@@ -1,4 +1,5 @@
 #include "protocol/project_doc.hpp"
+#include "protocol/text.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,12 +14,7 @@ namespace {
 
 constexpr std::string_view kWhitespace = " \t\r\n\f\v";
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(kWhitespace);
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(kWhitespace);
-  return std::string(s.substr(b, e - b + 1));
-}
+std::string trim(std::string_view s) { return text::trim(s, kWhitespace); }
 
 // Up to `limit` bytes of a file; nullopt when it cannot be opened.
 std::optional<std::string> read_prefix(const fs::path& p, uint64_t limit) {

@@ -24,6 +24,22 @@ namespace {
 
 constexpr std::string_view kArchivedDir = "archived_sessions";
 
+// The rollout in `dir` whose file name carries `uuid` (nullopt: none, or `dir` unreadable).
+std::optional<std::string> find_by_uuid(const std::string& dir, const std::string& uuid) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return std::nullopt;
+  std::optional<std::string> found;
+  while (dirent* de = ::readdir(d)) {
+    auto name = parse_rollout_name(de->d_name);
+    if (name && name->uuid == uuid) {
+      found = dir + "/" + de->d_name;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
 struct Cursor {
   std::string timestamp;
   std::string uuid;
@@ -300,17 +316,7 @@ std::optional<std::string> ThreadStore::find_path(const std::string& id) {
   std::vector<std::string> ignored;
   std::optional<std::string> found;
   for_each_day(sessions_, std::nullopt, ignored, [&](const std::string& ymd) {
-    std::string dir = sessions_ + "/" + ymd;
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return true;
-    while (dirent* de = ::readdir(d)) {
-      auto name = parse_rollout_name(de->d_name);
-      if (name && name->uuid == uuid) {
-        found = dir + "/" + de->d_name;
-        break;
-      }
-    }
-    ::closedir(d);
+    found = find_by_uuid(sessions_ + "/" + ymd, uuid);
     return !found;
   });
   return found;
@@ -318,19 +324,7 @@ std::optional<std::string> ThreadStore::find_path(const std::string& id) {
 
 std::optional<std::string> ThreadStore::find_archived_path(const std::string& id) {
   std::string uuid = checked_id(id);
-  std::string dir = home_ + "/" + std::string(kArchivedDir);
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return std::nullopt;
-  std::optional<std::string> found;
-  while (dirent* de = ::readdir(d)) {
-    auto name = parse_rollout_name(de->d_name);
-    if (name && name->uuid == uuid) {
-      found = dir + "/" + de->d_name;
-      break;
-    }
-  }
-  ::closedir(d);
-  return found;
+  return find_by_uuid(home_ + "/" + std::string(kArchivedDir), uuid);
 }
 
 std::string ThreadStore::archive(const std::string& id, std::optional<std::string> rollout_path) {

@@ -13,13 +13,6 @@ using namespace llmx::test;
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Runs llmx with `input` on stdin.
 ExecResult run_with_stdin(const std::vector<std::string>& args, const EnvVars& env, const std::string& input) {
   SpawnOptions o;
@@ -69,7 +62,7 @@ TEST_CASE("settings: unknown keys warn with file and line; bad values and missin
   auto syntax = run_llmx({"exec", "x"}, env);
   CHECK(syntax.status.code == 1);
   CHECK(contains(syntax.err, home.file("config.toml") + ":"));
-  CHECK(slurp(home.file("config.toml")) == "model = [\n");  // never rewritten
+  CHECK(read_file(home.file("config.toml")) == "model = [\n");  // never rewritten
 
   home.write("config.toml", "model = \"gpt-4o\"\n");
   auto profile = run_llmx({"exec", "-p", "nope", "x"}, env);
@@ -91,7 +84,7 @@ TEST_CASE("settings: setDefaultModel writes config.toml keeping the user's comme
   auto r = mcp.wait_for_response(mcp.request("setDefaultModel", R"({"model":"gpt-4.1","reasoningEffort":"high"})"));
   INFO(r.line());
   REQUIRE_FALSE(r.is_error());
-  auto text = slurp(home.file("config.toml"));
+  auto text = read_file(home.file("config.toml"));
   INFO(text);
   CHECK(contains(text, "# my llmx settings\n"));
   CHECK(contains(text, "model = \"gpt-4.1\"   # the model I like\n"));
@@ -101,7 +94,7 @@ TEST_CASE("settings: setDefaultModel writes config.toml keeping the user's comme
 
   auto cleared = mcp.wait_for_response(mcp.request("setDefaultModel", R"({"model":"gpt-4.1","reasoningEffort":null})"));
   REQUIRE_FALSE(cleared.is_error());
-  text = slurp(home.file("config.toml"));
+  text = read_file(home.file("config.toml"));
   CHECK_FALSE(contains(text, "model_reasoning_effort"));
   CHECK(contains(text, "# my llmx settings\n"));
 }
@@ -113,7 +106,7 @@ TEST_CASE("settings: llmx mcp add/remove edit config.toml without losing comment
   auto add = run_llmx({"mcp", "add", "docs", "--env", "TOKEN=abc", "--", "docs-server", "--stdio"}, env);
   INFO("stdout: " << add.out << "\nstderr: " << add.err);
   REQUIRE(add.status.ok());
-  auto text = slurp(home.file("config.toml"));
+  auto text = read_file(home.file("config.toml"));
   CHECK(contains(text, kCommentedConfig));
   CHECK(contains(text, "[mcp_servers.docs]"));
   CHECK(contains(text, "docs-server"));
@@ -122,8 +115,8 @@ TEST_CASE("settings: llmx mcp add/remove edit config.toml without losing comment
   CHECK(contains(list.out, "docs-server"));
   auto rm = run_llmx({"mcp", "remove", "docs"}, env);
   CHECK(rm.status.ok());
-  CHECK(slurp(home.file("config.toml")).find("mcp_servers") == std::string::npos);
-  CHECK(contains(slurp(home.file("config.toml")), kCommentedConfig));
+  CHECK(read_file(home.file("config.toml")).find("mcp_servers") == std::string::npos);
+  CHECK(contains(read_file(home.file("config.toml")), kCommentedConfig));
 }
 
 TEST_CASE("settings: llmx login stores the key 0600 without echoing it; requests use it; logout removes it") {

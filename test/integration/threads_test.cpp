@@ -28,13 +28,6 @@ std::vector<std::string> rollout_files(const std::string& dir) {
   return out;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 size_t count_of(std::string_view text, std::string_view needle) {
   size_t n = 0;
   for (size_t pos = text.find(needle); pos != std::string_view::npos; pos = text.find(needle, pos + 1)) ++n;
@@ -71,7 +64,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   REQUIRE(first.status.ok());
   auto files = rollout_files(home.file("sessions"));
   REQUIRE(files.size() == 1);
-  auto text = slurp(files[0]);
+  auto text = read_file(files[0]);
   check_rollout_lines(text);
   CHECK(count_of(text, R"("type":"session_meta")") == 1);
   CHECK(contains(text, R"("source":"exec")"));
@@ -87,7 +80,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   INFO("stderr: " << second.err);
   REQUIRE(second.status.ok());
   CHECK(rollout_files(home.file("sessions")) == files);  // appended, no new file (P12)
-  text = slurp(files[0]);
+  text = read_file(files[0]);
   CHECK(count_of(text, R"("type":"session_meta")") == 1);
   CHECK(contains(text, "what was the word?"));
   CHECK(contains(last_request_text(mock), "PELICAN"));  // the old history went to the model
@@ -101,7 +94,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   CHECK(events.front().str("/msg/session_id") == id);
   CHECK(events.front().str("/msg/rollout_path") == files[0]);
   CHECK(contains(events.front().text("/msg/initial_messages"), "remember the word PELICAN"));
-  CHECK(count_of(slurp(files[0]), R"("type":"user_message")") == 3);
+  CHECK(count_of(read_file(files[0]), R"("type":"user_message")") == 3);
 
   auto bad = run_llmx({"exec", "resume", "not-a-uuid", "x"}, env);
   CHECK(bad.status.exited);
@@ -125,7 +118,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   std::string file;
   for (int i = 0; i < 500 && file.empty(); ++i) {
     auto files = rollout_files(home.file("sessions"));
-    if (!files.empty() && contains(slurp(files[0]), R"("type":"user_message")")) file = files[0];
+    if (!files.empty() && contains(read_file(files[0]), R"("type":"user_message")")) file = files[0];
     else std::this_thread::sleep_for(10ms);
   }
   REQUIRE(!file.empty());
@@ -138,7 +131,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   INFO("stderr: " << r.err);
   REQUIRE(r.status.ok());
   CHECK(contains(last_request_text(mock), "OSPREY"));
-  auto text = slurp(file);
+  auto text = read_file(file);
   CHECK(count_of(text, R"("type":"session_meta")") == 1);
   CHECK(contains(text, "what is the secret?"));
   CHECK(rollout_files(home.file("sessions")).size() == 1);
@@ -243,7 +236,7 @@ TEST_CASE("threads: MCP resumeConversation sends sessionConfigured first and con
   auto reply = mcp.wait_for_response(mcp.call_reply(id, "what is my name? @mock:text deltas=1"));
   REQUIRE_FALSE(result_is_error(reply));
   CHECK(contains(last_request_text(mock), "KESTREL"));
-  auto text = slurp(path);
+  auto text = read_file(path);
   CHECK(count_of(text, R"("type":"session_meta")") == 1);
   CHECK(contains(text, "what is my name?"));
 
@@ -291,7 +284,7 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
   CHECK(contains(bodies[2], "big task ZEBRA"));       // user messages survive compaction
   auto files = rollout_files(home.file("sessions"));
   REQUIRE(files.size() == 1);
-  auto text = slurp(files[0]);
+  auto text = read_file(files[0]);
   CHECK(count_of(text, R"("type":"compacted")") == 1);
   CHECK_FALSE(contains(text, "Summarise please."));  // the prompt is never recorded
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -193,6 +194,13 @@ MockLlm::MockLlm(std::vector<std::string> extra_args) {
 MockLlm::~MockLlm() { proc_->terminate(); }
 
 std::string MockLlm::requests_json() { return http_get(url_, "/_mock/requests"); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 EnvVars llmx_env(const std::string& llmx_home, const std::string& base_url) {
   return {{"LLMX_HOME", llmx_home}, {"LLMX_BASE_URL", base_url}, {"LLMX_API_KEY", "test"}};

@@ -39,6 +39,9 @@ class TempDir {
 std::string json_quote(std::string_view text);
 inline bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
 
+// The whole file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 // GET http://host:port<path> over loopback with HTTP/1.0; returns the body, throws on any failure
 // or a non-2xx status. `base_url` may carry a path (it is ignored): "http://127.0.0.1:1234/v1".
 std::string http_get(std::string_view base_url, std::string_view path, Duration timeout = kDefaultTimeout);

@@ -11,11 +11,9 @@ using namespace llmx;
 using llmx::test::ScratchDir;
 
 namespace {
-std::string slurp(const std::string& path) {
+std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 }  // namespace
 
@@ -27,10 +25,10 @@ TEST_CASE("rollout writer: lines are written whole, in order, after flush, into 
   CHECK(w.has_pending());
   CHECK_FALSE(std::filesystem::exists(path));  // nothing touches the disk before flush
   CHECK(w.flush().empty());
-  CHECK(slurp(path) == "{\"a\":1}\n{\"b\":2}\n");
+  CHECK(read_all(path) == "{\"a\":1}\n{\"b\":2}\n");
   w.append(path, {R"({"c":3})"});
   CHECK(w.flush().empty());
-  CHECK(slurp(path) == "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n");
+  CHECK(read_all(path) == "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n");
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);  // conversations are private
@@ -44,7 +42,7 @@ TEST_CASE("rollout writer: many files share a bounded number of descriptors") {
     CHECK(w.flush().empty());
     CHECK(w.open_files() <= 2);
   }
-  for (int i = 0; i < 5; ++i) CHECK(slurp(dir.at("f" + std::to_string(i))) == "line0\nline1\nline2\n");
+  for (int i = 0; i < 5; ++i) CHECK(dir.read("f" + std::to_string(i)).value_or("") == "line0\nline1\nline2\n");
 }
 
 TEST_CASE("rollout writer: the destructor writes what is queued") {
@@ -53,7 +51,7 @@ TEST_CASE("rollout writer: the destructor writes what is queued") {
     RolloutWriter w;
     w.append(dir.at("x.jsonl"), {"queued"});
   }
-  CHECK(slurp(dir.at("x.jsonl")) == "queued\n");
+  CHECK(dir.read("x.jsonl").value_or("") == "queued\n");
 }
 
 TEST_CASE("rollout writer: an unwritable folder is reported per file and later appends retry") {
@@ -68,10 +66,10 @@ TEST_CASE("rollout writer: an unwritable folder is reported per file and later a
   REQUIRE(failures.size() == 1);
   CHECK(failures[0].path == dir.at("ro/sub/a.jsonl"));
   CHECK(failures[0].message.find("cannot create") != std::string::npos);
-  CHECK(slurp(dir.at("ok.jsonl")) == "y\n");
+  CHECK(dir.read("ok.jsonl").value_or("") == "y\n");
   ::chmod(dir.at("ro").c_str(), 0700);
   w.append(dir.at("ro/sub/a.jsonl"), {"z"});
   CHECK(w.flush().empty());
-  CHECK(slurp(dir.at("ro/sub/a.jsonl")) == "z\n");
+  CHECK(dir.read("ro/sub/a.jsonl").value_or("") == "z\n");
 }
 

@@ -13,12 +13,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench_stats.hpp"
 #include "process.hpp"
 #include "protocol/json_reader.hpp"
 #include "threads_bench.hpp"
 #include "tools_bench.hpp"
 
 using namespace llmx;
+using llmx::bench::median;
 using namespace std::chrono;
 namespace fs = std::filesystem;
 
@@ -30,10 +32,6 @@ struct Env {
 
 double ms_since(steady_clock::time_point t0) { return duration<double, std::milli>(steady_clock::now() - t0).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 class Server {
  public:

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_stats.hpp"
 #include "process.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/json_codec.hpp"
@@ -21,14 +22,7 @@ namespace {
 using namespace std::chrono;
 namespace fs = std::filesystem;
 
-double ms_between(steady_clock::time_point a, steady_clock::time_point b) {
-  return duration<double, std::milli>(b - a).count();
-}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // An `llmx mcp-server` on `home`, spoken to with one request at a time.
 class Client {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_stats.hpp"
 #include "process.hpp"
 #include "protocol/base64.hpp"
 #include "protocol/json_reader.hpp"
@@ -21,9 +22,6 @@ namespace {
 using namespace std::chrono;
 namespace fs = std::filesystem;
 
-double ms_between(steady_clock::time_point a, steady_clock::time_point b) {
-  return duration<double, std::milli>(b - a).count();
-}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;

@@ -12,8 +12,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_util.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/config.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::cli {
 
@@ -21,12 +23,7 @@ namespace {
 
 constexpr std::string_view kPipeHint = "printenv LLMX_API_KEY | llmx login --api-key";
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n\f\v");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n\f\v");
-  return std::string(s.substr(b, e - b + 1));
-}
+using text::trim;
 
 // All of stdin.
 std::string read_stdin() {
@@ -44,24 +41,6 @@ std::string read_stdin() {
   return text;
 }
 
-int fail(std::string_view message) {
-  fmt::print(stderr, "error: {}\n", message);
-  return 1;
-}
-
-// Runs a command from a CLI11 callback: a non-zero exit code (or an exception, reported on
-// stderr) becomes CLI::RuntimeError, which CLI11_PARSE returns as the exit code.
-template <class F>
-void run_from_callback(F&& f) {
-  int rc = 0;
-  try {
-    rc = f();
-  } catch (const std::exception& err) {
-    rc = fail(err.what());
-  }
-  std::fflush(stdout);
-  if (rc != 0) throw CLI::RuntimeError(rc);
-}
 
 }  // namespace
 

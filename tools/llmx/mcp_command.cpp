@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_util.hpp"
 #include "protocol/config.hpp"
 #include "protocol/config_write.hpp"
 #include "protocol/json_writer.hpp"
@@ -24,24 +25,6 @@ struct McpState {
   bool json = false;
 };
 
-int fail(std::string_view message) {
-  fmt::print(stderr, "error: {}\n", message);
-  return 1;
-}
-
-// Runs a subcommand from its CLI11 callback: a non-zero code (or an exception, reported on
-// stderr) becomes CLI::RuntimeError, which CLI11_PARSE returns as the exit code.
-template <class F>
-void run_from_callback(F&& f) {
-  int rc = 0;
-  try {
-    rc = f();
-  } catch (const std::exception& err) {
-    rc = fail(err.what());
-  }
-  std::fflush(stdout);
-  if (rc != 0) throw CLI::RuntimeError(rc);
-}
 
 Config load(const std::vector<std::string>& overrides) {
   ConfigOverrides o;
