@@ -4,10 +4,14 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
-      libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev)
+      libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev
+      nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  # A NodeSource nodejs bundles npm and conflicts with Debian's npm package.
+  [ "$p" = npm ] && command -v npm >/dev/null 2>&1 && continue
+  missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   sudo_cmd=""

@@ -1,0 +1,272 @@
+// The official MCP TypeScript SDK (@modelcontextprotocol/sdk, version pinned in package.json)
+// drives `llmx mcp-server` the way a real MCP host does (ctest: js/mcp_sdk_client).
+//
+//   node mcp_sdk_client.mjs --llmx <llmx binary> --mock-llm <mock-llm binary> [--traffic <out.jsonl>]
+//
+// It starts mock-llm itself, makes a temp LLMX_HOME and a temp workspace, connects with
+// StdioClientTransport (capabilities {elicitation: {}}) and checks, through the SDK's own
+// validation (initialize handshake, tools/list parsing, outputSchema checking of structuredContent,
+// elicitation request/result schemas, progress notifications):
+//   * tools/list has `llmx` and `llmx-reply`, each with an outputSchema (DECISIONS P5);
+//   * a `llmx` call under approval-policy untrusted asks exactly once through elicitation/create
+//     (P4) with a decision schema and the command; the SDK handler answers
+//     {action: accept, content: {decision: approved}} and the command really runs;
+//   * the result carries structuredContent {threadId, content}, the same text as a text block, no
+//     isError; `llmx/event` notifications (session_configured, task_complete) belong to that thread;
+//   * the call's progressToken brings notifications/progress (P6);
+//   * `llmx-reply` continues the thread.
+// --traffic writes every JSON-RPC message seen after connect (both directions, one per line).
+// Exits 0 on success; on failure prints what went wrong plus the server's stderr and exits 1.
+// Child processes are always stopped (mock-llm also exits when our stdin pipe to it closes).
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, readFileSync, writeFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const OVERALL_TIMEOUT_MS = 50_000; // below the ctest TIMEOUT, so we report instead of being killed
+const CALL_TIMEOUT_MS = 20_000;
+
+const { values: opts } = parseArgs({
+  options: {
+    llmx: { type: 'string' },
+    'mock-llm': { type: 'string' },
+    traffic: { type: 'string' },
+  },
+});
+if (!opts.llmx || !opts['mock-llm']) {
+  console.error('usage: node mcp_sdk_client.mjs --llmx <llmx> --mock-llm <mock-llm> [--traffic <out.jsonl>]');
+  process.exit(2);
+}
+
+// --- bookkeeping for cleanup and diagnostics -----------------------------------------------------
+
+const tempDirs = [];
+let mock = null;
+let serverStderr = '';
+const traffic = [];
+
+function cleanupSync() {
+  if (mock && mock.exitCode === null && mock.signalCode === null) {
+    try { mock.kill('SIGKILL'); } catch { /* already gone */ }
+  }
+  for (const d of tempDirs) {
+    try { rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
+  }
+  tempDirs.length = 0;
+}
+process.on('exit', cleanupSync);
+
+class CheckFailed extends Error {}
+let checks = 0;
+function check(cond, what, detail) {
+  checks++;
+  if (!cond) {
+    let msg = `check failed: ${what}`;
+    if (detail !== undefined) msg += `\n  got: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`;
+    throw new CheckFailed(msg);
+  }
+}
+
+function tmp(prefix) {
+  const d = mkdtempSync(path.join(process.env.TMPDIR || tmpdir(), prefix));
+  tempDirs.push(d);
+  return d;
+}
+
+// mock-llm on a free port; resolves with its base URL (its first stdout line).
+function startMock(bin) {
+  return new Promise((resolve, reject) => {
+    // --exit-on-stdin-eof: if this script dies, the mock goes with it.
+    mock = spawn(bin, ['--exit-on-stdin-eof'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`mock-llm printed no URL within 10 s; stderr: ${err}`)), 10_000);
+    mock.on('error', (e) => { clearTimeout(timer); reject(new Error(`cannot start mock-llm ${bin}: ${e.message}`)); });
+    mock.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`mock-llm exited early (${code ?? sig}); stderr: ${err}`)); });
+    mock.stderr.on('data', (b) => { err += b; });
+    mock.stdout.on('data', (b) => {
+      out += b;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        const url = out.slice(0, nl).trim();
+        if (!url.startsWith('http://')) reject(new Error(`mock-llm's first line is not a URL: ${url}`));
+        else resolve(url);
+      }
+    });
+  });
+}
+
+async function mockRequests(url) {
+  const res = await fetch(new URL('/_mock/requests', url));
+  if (!res.ok) throw new Error(`GET /_mock/requests: HTTP ${res.status}`);
+  return (await res.json()).requests;
+}
+
+function textOf(result) {
+  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+}
+
+// --- the test ------------------------------------------------------------------------------------
+
+async function run() {
+  const home = tmp('llmx-js-home-');
+  const ws = realpathSync(tmp('llmx-js-ws-'));
+  const url = await startMock(opts['mock-llm']);
+
+  const transport = new StdioClientTransport({
+    command: opts.llmx,
+    args: ['mcp-server'],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? home,
+      LLMX_HOME: home,
+      LLMX_BASE_URL: url,
+      LLMX_API_KEY: 'test',
+    },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (b) => {
+    serverStderr += b;
+    if (serverStderr.length > 64 * 1024) serverStderr = serverStderr.slice(-32 * 1024);
+  });
+
+  const client = new Client({ name: 'llmx-js-sdk-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+
+  // Every llmx/event notification (the SDK has no handler for this method, so the fallback sees it).
+  const events = [];
+  client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'llmx/event') events.push(n.params);
+  };
+
+  // Approvals: record each elicitation and approve it the standard way.
+  const elicitations = [];
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicitations.push(req.params);
+    return { action: 'accept', content: { decision: 'approved' } };
+  });
+
+  try {
+    await client.connect(transport);
+
+    // The SDK strips keys it does not know (llmx_command, ...) from the parsed request it hands our
+    // handler; keep the raw messages as well, in both directions.
+    const onmessage = transport.onmessage;
+    transport.onmessage = (msg, extra) => { traffic.push(msg); onmessage?.(msg, extra); };
+    const send = transport.send.bind(transport);
+    transport.send = (msg, o) => { traffic.push(msg); return send(msg, o); };
+
+    const info = client.getServerVersion();
+    check(info?.name === 'llmx-mcp-server', 'serverInfo.name is llmx-mcp-server', info);
+    check(client.getServerCapabilities()?.tools, 'the server declares the tools capability', client.getServerCapabilities());
+
+    // tools/list: both tools, each with an outputSchema (the SDK compiles it and checks results).
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    check(byName.llmx && byName['llmx-reply'], 'tools/list has llmx and llmx-reply', tools.map((t) => t.name));
+    for (const name of ['llmx', 'llmx-reply']) {
+      const os = byName[name].outputSchema;
+      check(os?.type === 'object' && os.properties?.threadId && os.properties?.content,
+            `${name} declares an outputSchema with threadId and content`, os);
+    }
+    check(byName.llmx.inputSchema?.properties?.['approval-policy'], 'llmx takes approval-policy', byName.llmx.inputSchema);
+
+    // A command that is not known-safe (a redirection), so approval-policy untrusted asks first.
+    let progress = 0;
+    const first = await client.callTool(
+      {
+        name: 'llmx',
+        arguments: {
+          prompt: '@mock:shell cmd=echo sdk-approved > out.txt',
+          'approval-policy': 'untrusted',
+          sandbox: 'workspace-write',
+          cwd: ws,
+        },
+      },
+      undefined,
+      { timeout: CALL_TIMEOUT_MS, onprogress: () => { progress++; } },
+    );
+    const firstText = textOf(first);
+    check(first.isError !== true, 'the llmx call is not an error', first);
+    check(elicitations.length === 1, 'exactly one elicitation/create was sent', elicitations);
+    const ask = elicitations[0];
+    check(ask.message.includes('echo sdk-approved > out.txt'), 'the elicitation message names the command', ask.message);
+    check(ask.requestedSchema?.properties?.decision?.enum?.includes('approved'),
+          'the elicitation asks for a decision enum', ask.requestedSchema);
+    const rawAsk = traffic.find((m) => m.method === 'elicitation/create');
+    check(JSON.stringify(rawAsk?.params?.llmx_command) === JSON.stringify(['bash', '-lc', 'echo sdk-approved > out.txt']),
+          'the raw elicitation carries llmx_command', rawAsk);
+    check(rawAsk.params.llmx_elicitation === 'exec-approval', 'it is an exec approval', rawAsk.params);
+
+    const sc = first.structuredContent;
+    check(sc && typeof sc.threadId === 'string' && sc.threadId.length > 0, 'structuredContent.threadId', first);
+    check(typeof sc.content === 'string' && sc.content === firstText, 'structuredContent.content equals the text block', first);
+    check(firstText.includes('The command printed: Exit code: 0'), 'the model was told the command succeeded', firstText);
+    const outFile = path.join(ws, 'out.txt');
+    check(existsSync(outFile) && readFileSync(outFile, 'utf8') === 'sdk-approved\n', 'the approved command ran in cwd',
+          existsSync(outFile) ? readFileSync(outFile, 'utf8') : '(no out.txt)');
+    check(progress >= 1, 'notifications/progress arrived for the call\'s progressToken', progress);
+
+    const types = events.map((e) => e.msg?.type);
+    const configured = events.find((e) => e.msg?.type === 'session_configured');
+    check(configured?.msg?.session_id === sc.threadId, 'session_configured names the returned threadId', configured);
+    for (const t of ['exec_approval_request', 'exec_command_begin', 'exec_command_end', 'task_complete'])
+      check(types.includes(t), `an llmx/event ${t} was streamed`, types);
+
+    // The tool output reached the model in its next request.
+    const reqs = await mockRequests(url);
+    check(reqs.length === 2, 'the mock got two chat requests for the shell turn', reqs.length);
+    const toolMsgs = (reqs[1].messages ?? []).filter((m) => m.role === 'tool');
+    check(toolMsgs.some((m) => JSON.stringify(m.content).includes('Exit code: 0')), 'the model saw the tool output', toolMsgs);
+
+    // llmx-reply continues the same thread.
+    const eventsBefore = events.length;
+    const reply = await client.callTool(
+      { name: 'llmx-reply', arguments: { conversationId: sc.threadId, prompt: '@mock:text deltas=1' } },
+      undefined,
+      { timeout: CALL_TIMEOUT_MS },
+    );
+    const replyText = textOf(reply);
+    check(reply.isError !== true, 'the llmx-reply call is not an error', reply);
+    check(reply.structuredContent?.threadId === sc.threadId, 'llmx-reply answers on the same threadId', reply);
+    check(replyText.length > 0 && reply.structuredContent.content === replyText, 'llmx-reply has the answer text', reply);
+    check(elicitations.length === 1, 'the text reply asked nothing', elicitations.length);
+    check(events.slice(eventsBefore).some((e) => e.msg?.type === 'task_complete'), 'the reply streamed task_complete');
+    const reqs2 = await mockRequests(url);
+    check(reqs2.length === 3, 'the reply made one more chat request', reqs2.length);
+    check(JSON.stringify(reqs2[2].messages).includes('echo sdk-approved'), 'the reply request carries the earlier history');
+
+    console.log(`ok: ${checks} checks; ${events.length} llmx/event notifications, ${progress} progress notifications; reply: ${JSON.stringify(replyText)}`);
+  } finally {
+    if (opts.traffic) writeFileSync(opts.traffic, traffic.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    await client.close().catch(() => {});
+    if (mock) {
+      const exited = new Promise((r) => { if (mock.exitCode !== null || mock.signalCode !== null) r(); else mock.once('exit', r); });
+      mock.stdin.end();
+      mock.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+    }
+    cleanupSync();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`FAIL: no result within ${OVERALL_TIMEOUT_MS / 1000} s\n--- llmx mcp-server stderr ---\n${serverStderr}`);
+  cleanupSync();
+  process.exit(1);
+}, OVERALL_TIMEOUT_MS);
+watchdog.unref();
+
+try {
+  await run();
+  process.exitCode = 0;
+} catch (e) {
+  console.error(`FAIL: ${e instanceof CheckFailed ? e.message : e?.stack ?? e}`);
+  console.error(`--- llmx mcp-server stderr (last 32 KiB) ---\n${serverStderr.slice(-32 * 1024)}`);
+  process.exitCode = 1;
+}
