@@ -38,6 +38,7 @@ using resume_atom = caf::atom_constant<caf::atom("resume")>;
 using archive_atom = caf::atom_constant<caf::atom("archive")>;
 using unarchive_atom = caf::atom_constant<caf::atom("unarchive")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
+using summary_atom = caf::atom_constant<caf::atom("summary")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -78,6 +79,8 @@ using rollout_store_actor = caf::typed_actor<
     caf::replies_to<ListThreads>::with<ThreadPage>,
     // Read a stored thread back for resuming.
     caf::replies_to<LoadThread>::with<LoadedThread>,
+    // The summary of one stored thread (by path or id) from its head.
+    caf::replies_to<summary_atom, ThreadRef>::with<ThreadSummaryReply>,
     // Move a thread's rollout to archived_sessions/ (out of every listing); replies the new path.
     caf::replies_to<archive_atom, ThreadRef>::with<std::string>,
     // Move an archived rollout back under sessions/; replies the restored path.
@@ -144,6 +147,8 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<subscribe_atom, event_sink_actor>,
     // Stop receiving events.
     caf::reacts_to<unsubscribe_atom, event_sink_actor>,
+    // Interrupt the running task (turn_aborted follows); replies whether a task was running.
+    caf::replies_to<interrupt_atom>::with<bool>,
     // From the running turn executor: events to record and fan out, in order.
     caf::reacts_to<std::vector<Event>>,
     // From the running turn executor: items to append to the history.

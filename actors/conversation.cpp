@@ -250,6 +250,11 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         self->monitor(sink);
         subs.push_back(std::move(sink));
       },
+      [=](interrupt_atom) -> bool {
+        if (!self->state.task) return false;
+        self->send(*self->state.task, interrupt_atom::value);
+        return true;
+      },
       [=](unsubscribe_atom, event_sink_actor& sink) {
         auto& subs = self->state.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());

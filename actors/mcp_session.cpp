@@ -1,6 +1,6 @@
 #include "actors/mcp_session.hpp"
 
-#include "actors/mcp_session_state.hpp"
+#include "actors/session_state.hpp"
 
 #include <fmt/format.h>
 
@@ -14,11 +14,11 @@
 
 namespace llmx {
 
-using namespace mcp_detail;
+using namespace session_detail;
 
 namespace {
 
-void finish(mcp_ptr self) {
+void finish(session_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
   st.finished = true;
@@ -28,9 +28,9 @@ void finish(mcp_ptr self) {
       .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
 }
 
-void call_ended(mcp_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
+void call_ended(session_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
 
-void start_turn(mcp_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
+void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
   ActiveCall call{id, sub_id, conv, std::move(progress)};
   auto starting = self->state.starting.find(id.json);
@@ -39,12 +39,13 @@ void start_turn(mcp_ptr self, const rpc::Id& id, const std::string& conv_id, con
     self->state.starting.erase(starting);
   }
   self->state.calls[conv_id] = call;
+  self->state.conversations[conv_id] = conv;
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
   caf::anon_send(conv, submit_atom::value, Submission{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}});
   if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
 }
 
-void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
+void handle_llmx_tool(session_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
   if (!params.arguments || params.arguments->is_null())
     return reply(self, in.id, mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
   mcp::LlmxToolArgs args;
@@ -85,7 +86,7 @@ void handle_llmx_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCall
           });
 }
 
-void handle_reply_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
+void handle_reply_tool(session_ptr self, const rpc::Incoming& in, const mcp::ToolCallParams& params) {
   if (!params.arguments || params.arguments->is_null())
     return reply(self, in.id,
                  mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` "
@@ -119,7 +120,7 @@ void handle_reply_tool(mcp_ptr self, const rpc::Incoming& in, const mcp::ToolCal
           });
 }
 
-void handle_request(mcp_ptr self, const rpc::Incoming& in) {
+void handle_request(session_ptr self, const rpc::Incoming& in) {
   auto& st = self->state;
   const auto& m = in.method;
   if (m == "initialize") {
@@ -157,11 +158,13 @@ void handle_request(mcp_ptr self, const rpc::Incoming& in) {
     if (p->name == "llmx-reply") return handle_reply_tool(self, in, *p);
     return reply(self, in.id, mcp::tool_error(fmt::format("Unknown tool '{}'", p->name)));
   }
+  if (handle_account_method(self, in)) return;
+  if (handle_conversation_method(self, in)) return;
   if (handle_thread_method(self, in)) return;
   reply_error(self, in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", m));
 }
 
-void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
+void handle_notification(session_ptr self, const rpc::Incoming& in) {
   if (in.method != "notifications/cancelled" || !in.params || !in.params->is_object()) {
     log::debug("notification `{}` ignored", in.method);
     return;
@@ -182,13 +185,14 @@ void handle_notification(mcp_ptr self, const rpc::Incoming& in) {
   }
 }
 
-// Handles one event of a call; returns false once the call has ended.
-bool on_event(mcp_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
+// Handles one event of a tools/call in flight; returns whether it was that call's event (its
+// approvals are then asked through elicitation, not the v1 listener requests).
+bool on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
   auto& st = self->state;
   auto it = st.calls.find(conversation_id);
   if (it == st.calls.end()) return false;
   auto& call = it->second;
-  if (ev.id != call.sub_id) return true;
+  if (ev.id != call.sub_id) return false;
   auto add = [&](std::string line) {
     if (!lines.empty()) lines.push_back('\n');
     lines.append(line);
@@ -217,7 +221,7 @@ bool on_event(mcp_ptr self, const std::string& conversation_id, const Event& ev,
     }
     if (params) {
       auto rid = st.next_request_id++;
-      st.approvals[rid] = McpState::PendingApproval{call.conversation, approval_call_id, is_patch};
+      st.approvals[rid] = SessionState::PendingApproval{call.conversation, approval_call_id, is_patch};
       add(st.rpc.request(rpc::Id::from_int(rid), "elicitation/create", *params));
     }
   }
@@ -228,21 +232,24 @@ bool on_event(mcp_ptr self, const std::string& conversation_id, const Event& ev,
     if (!call.answered && !call.cancelled)
       reply_now(mcp::tool_result(ce_id, done->last_agent_message.value_or(""), false));
     call_ended(self, ce_id);
-    return false;
+    return true;
   } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
     // A cancelled request gets no reply at all (MCP cancellation rules, P6).
     if (!call.answered && !call.cancelled)
       reply_now(mcp::tool_result(ce_id, "Turn aborted: " + aborted->reason, true));
     call_ended(self, ce_id);
-    return false;
+    return true;
   }
   return true;
 }
 
-void on_events(mcp_ptr self, ConversationEvents& batch) {
+void on_events(session_ptr self, ConversationEvents& batch) {
   std::string lines;
-  for (const auto& ev : batch.events)
-    if (!on_event(self, batch.conversation_id, ev, lines)) break;
+  for (const auto& ev : batch.events) {
+    bool by_call = on_event(self, batch.conversation_id, ev, lines);
+    forward_to_listeners(self, batch.conversation_id, ev, by_call, lines);
+    note_rate_limits(self, ev, lines);
+  }
   if (!lines.empty()) write(self, std::move(lines));
   // After eof, the last call's final lines are queued before the writer is told to stop.
   if (self->state.shutting_down && self->state.calls.empty()) finish(self);
@@ -250,7 +257,7 @@ void on_events(mcp_ptr self, ConversationEvents& batch) {
 
 // The client's answer to one of our elicitation/create requests. An error reply counts as
 // denied (DECISIONS P3) so the turn never waits on it.
-void on_client_reply(mcp_ptr self, const rpc::Incoming& in) {
+void on_client_reply(session_ptr self, const rpc::Incoming& in) {
   auto& st = self->state;
   std::optional<int64_t> id;
   try {
@@ -278,9 +285,11 @@ void on_client_reply(mcp_ptr self, const rpc::Incoming& in) {
   caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
 }
 
-session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor writer,
-                                              conversation_manager_actor manager, rollout_store_actor store,
-                                              McpSessionOptions options) {
+session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor flavor, line_writer_actor writer,
+                                          conversation_manager_actor manager, rollout_store_actor store,
+                                          McpSessionOptions options) {
+  self->state.flavor = flavor;
+  self->state.rpc = rpc::Encoder{flavor == SessionState::Flavor::mcp};  // the app server omits "jsonrpc"
   self->state.writer = std::move(writer);
   self->state.manager = std::move(manager);
   self->state.store = std::move(store);
@@ -294,8 +303,12 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
           return reply_error(self, rpc::Id{}, rpc::kParseError, err.what());
         }
         switch (in.kind) {
-          case rpc::Incoming::Kind::request: return handle_request(self, in);
-          case rpc::Incoming::Kind::notification: return handle_notification(self, in);
+          case rpc::Incoming::Kind::request:
+            if (self->state.flavor == SessionState::Flavor::app) return handle_app_request(self, in);
+            return handle_request(self, in);
+          case rpc::Incoming::Kind::notification:
+            if (self->state.flavor == SessionState::Flavor::app) return log::debug("notification `{}` ignored", in.method);
+            return handle_notification(self, in);
           case rpc::Incoming::Kind::invalid: return reply_error(self, in.id, in.invalid_code, in.invalid_reason);
           case rpc::Incoming::Kind::response:
           case rpc::Incoming::Kind::error_response:
@@ -325,7 +338,14 @@ session_actor::behavior_type mcp_session_impl(mcp_ptr self, line_writer_actor wr
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
                                 rollout_store_actor store, McpSessionOptions options) {
-  return sys.spawn(mcp_session_impl, std::move(writer), std::move(manager), std::move(store), std::move(options));
+  return sys.spawn(session_impl, SessionState::Flavor::mcp, std::move(writer), std::move(manager), std::move(store),
+                   std::move(options));
+}
+
+session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, McpSessionOptions options) {
+  return sys.spawn(session_impl, SessionState::Flavor::app, std::move(writer), std::move(manager), std::move(store),
+                   std::move(options));
 }
 
 }  // namespace llmx

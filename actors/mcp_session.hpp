@@ -1,4 +1,5 @@
-// The MCP server session (protocol.md §2, DECISIONS P1–P6): one per stdio client.
+// The JSON-RPC sessions, one per stdio client: the MCP server (protocol.md §2, DECISIONS P1–P6)
+// and the app server (protocol.md §3–4: v1 and v2, initialize-gated, no "jsonrpc" field).
 #pragma once
 
 #include "actors/actors.hpp"
@@ -12,5 +13,8 @@ struct McpSessionOptions {
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,
                                 conversation_manager_actor manager, rollout_store_actor store,
                                 McpSessionOptions options);
+
+session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, McpSessionOptions options);
 
 }  // namespace llmx

@@ -2,18 +2,18 @@
 // P11, P12): listConversations, resumeConversation, archiveConversation, unarchiveConversation
 // (llmx), setDefaultModel, model/list. Disk work happens in the rollout store; this file maps
 // params and errors.
-#include "actors/mcp_session_state.hpp"
+#include "actors/session_state.hpp"
 #include "actors/rollout_store.hpp"
 #include "protocol/config_write.hpp"
 #include "protocol/conversation_api.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/model_catalog.hpp"
 
-namespace llmx::mcp_detail {
+namespace llmx::session_detail {
 
 namespace {
 
-std::optional<Config> config_or_error(mcp_ptr self, const rpc::Incoming& in, const ConfigOverrides& o) {
+std::optional<Config> config_or_error(session_ptr self, const rpc::Incoming& in, const ConfigOverrides& o) {
   try {
     return load_config(o);
   } catch (const std::exception& err) {
@@ -37,7 +37,7 @@ api::ConversationSummary summary_of(const threads::ThreadSummary& t, const std::
   return s;
 }
 
-void list_conversations(mcp_ptr self, const rpc::Incoming& in) {
+void list_conversations(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::ListConversationsParams>(self, in);
   if (!p) return;
   auto cfg = config_or_error(self, in, self->state.options.base_overrides);
@@ -67,7 +67,7 @@ void list_conversations(mcp_ptr self, const rpc::Incoming& in) {
           });
 }
 
-void resume_conversation(mcp_ptr self, const rpc::Incoming& in) {
+void resume_conversation(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::ResumeConversationParams>(self, in);
   if (!p) return;
   auto base = self->state.options.base_overrides;
@@ -93,7 +93,8 @@ void resume_conversation(mcp_ptr self, const rpc::Incoming& in) {
   auto id = in.id;
   self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
       .then(
-          [=](conversation_actor, SessionConfiguredEvent& sc) {
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+            self->state.conversations[sc.session_id] = conv;
             api::SessionConfiguredNotification n;
             n.sessionId = sc.session_id;
             n.model = sc.model;
@@ -110,7 +111,7 @@ void resume_conversation(mcp_ptr self, const rpc::Incoming& in) {
           });
 }
 
-void archive_conversation(mcp_ptr self, const rpc::Incoming& in) {
+void archive_conversation(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::ArchiveConversationParams>(self, in);
   if (!p) return;
   if (!is_uuid(p->conversationId))
@@ -125,7 +126,7 @@ void archive_conversation(mcp_ptr self, const rpc::Incoming& in) {
             });
 }
 
-void unarchive_conversation(mcp_ptr self, const rpc::Incoming& in) {
+void unarchive_conversation(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::UnarchiveConversationParams>(self, in);
   if (!p) return;
   if (!is_uuid(p->conversationId))
@@ -141,7 +142,7 @@ void unarchive_conversation(mcp_ptr self, const rpc::Incoming& in) {
             });
 }
 
-void handle_set_default_model(mcp_ptr self, const rpc::Incoming& in) {
+void handle_set_default_model(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::SetDefaultModelParams>(self, in);
   if (!p) return;
   try {
@@ -153,7 +154,7 @@ void handle_set_default_model(mcp_ptr self, const rpc::Incoming& in) {
   reply(self, in.id, "{}");
 }
 
-void model_list(mcp_ptr self, const rpc::Incoming& in) {
+void model_list(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<api::ModelListParams>(self, in);
   if (!p) return;
   auto cfg = config_or_error(self, in, self->state.options.base_overrides);
@@ -163,7 +164,8 @@ void model_list(mcp_ptr self, const rpc::Incoming& in) {
     auto page = models::list_models(cfg->model, p->cursor, limit);
     json::Writer w;
     w.begin_object();
-    w.key("items");
+    // The MCP server answers `items` (seed), the app server `data` (reference), DECISIONS P8.
+    w.key(self->state.flavor == SessionState::Flavor::app ? "data" : "items");
     json::write_value(w, page.items);
     w.key("nextCursor");
     json::write_value(w, Nullable<std::string>(page.next_cursor));
@@ -176,7 +178,7 @@ void model_list(mcp_ptr self, const rpc::Incoming& in) {
 
 }  // namespace
 
-bool handle_thread_method(mcp_ptr self, const rpc::Incoming& in) {
+bool handle_thread_method(session_ptr self, const rpc::Incoming& in) {
   const auto& m = in.method;
   if (m == "listConversations") return list_conversations(self, in), true;
   if (m == "resumeConversation") return resume_conversation(self, in), true;
@@ -187,4 +189,4 @@ bool handle_thread_method(mcp_ptr self, const rpc::Incoming& in) {
   return false;
 }
 
-}  // namespace llmx::mcp_detail
+}  // namespace llmx::session_detail

@@ -141,6 +141,11 @@ struct ThreadPage {
   LLMX_FIELDS(v("page", s.page))
 };
 
+struct ThreadSummaryReply {
+  threads::ThreadSummary summary;
+  LLMX_FIELDS(v("summary", s.summary))
+};
+
 // A stored thread read back for resuming: its history rebuilt onto `initial_context`.
 struct LoadThread {
   ThreadRef ref;

@@ -200,6 +200,20 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
           return internal_error(e.what());
         }
       },
+      [=](summary_atom, ThreadRef& ref) -> caf::result<ThreadSummaryReply> {
+        write_batch(self);  // a brand-new thread's head must be on disk
+        try {
+          auto& store = store_for(self, ref.home);
+          std::optional<std::string> path = ref.path;
+          if (!path && ref.id) path = store.find_path(*ref.id);
+          if (!path) return request_error(fmt::format("no rollout found for conversation id {}", ref.id.value_or("")));
+          return ThreadSummaryReply{store.summary_of(*path)};
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
       [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
         write_batch(self);
         try {

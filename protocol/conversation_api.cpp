@@ -1,5 +1,8 @@
 #include "protocol/conversation_api.hpp"
 
+#include <fmt/format.h>
+
+#include "protocol/json_codec.hpp"
 #include "protocol/json_reader.hpp"
 
 namespace llmx::api {
@@ -30,6 +33,55 @@ ConfigOverrides NewConversationParams::to_overrides(ConfigOverrides o) const {
     o.json_overrides.insert(o.json_overrides.end(), more.begin(), more.end());
   }
   return o;
+}
+
+void write_json(json::Writer& w, const InputItem& x) {
+  w.begin_object();
+  if (auto* t = x.item.get_if<TextInput>()) {
+    w.field("type", "text");
+    w.key("data").begin_object().field("text", t->text).end_object();
+  } else if (auto* i = x.item.get_if<ImageInput>()) {
+    w.field("type", "image");
+    w.key("data").begin_object().field("image_url", i->image_url).end_object();
+  } else if (auto* l = x.item.get_if<LocalImageInput>()) {
+    w.field("type", "localImage");
+    w.key("data").begin_object().field("path", l->path).end_object();
+  }
+  w.end_object();
+}
+
+void read_json(json::Element e, InputItem& x) {
+  if (!e.is_object()) json::type_error(e, "object");
+  auto o = e.get_object().value_unsafe();
+  auto type = json::get_string(o, "type");
+  if (!type) throw json::DecodeError("missing field `type`");
+  // The reference nests the payload under `data`; the seed documents it flat (P8).
+  auto body = o;
+  if (auto data = json::get(o, "data")) {
+    if (!data->is_object()) json::type_error(*data, "object");
+    body = data->get_object().value_unsafe();
+  }
+  auto need = [&](std::string_view key) {
+    auto v = json::get_string(body, key);
+    if (!v) throw json::DecodeError(fmt::format("missing field `{}`", key));
+    return std::string(*v);
+  };
+  if (*type == "text") {
+    x.item = UserInput{TextInput{need("text")}};
+  } else if (*type == "image") {
+    x.item = UserInput{ImageInput{need("image_url")}};
+  } else if (*type == "localImage" || *type == "local_image") {
+    x.item = UserInput{LocalImageInput{need("path")}};
+  } else {
+    throw json::DecodeError(fmt::format("unknown variant `{}`, expected one of `text`, `image`, `localImage`", *type));
+  }
+}
+
+std::vector<UserInput> to_user_inputs(const std::vector<InputItem>& items) {
+  std::vector<UserInput> out;
+  out.reserve(items.size());
+  for (const auto& i : items) out.push_back(i.item);
+  return out;
 }
 
 }  // namespace llmx::api

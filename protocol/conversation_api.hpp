@@ -9,6 +9,7 @@
 
 #include "protocol/config.hpp"
 #include "protocol/items.hpp"
+#include "protocol/policy.hpp"
 #include "protocol/reflect.hpp"
 
 namespace llmx::api {
@@ -130,6 +131,97 @@ struct ModelListParams {
   Nullable<std::string> cursor;
   Nullable<int64_t> limit, pageSize;
   LLMX_FIELDS(v("cursor", s.cursor); v("limit", s.limit); v("pageSize", s.pageSize))
+};
+
+// --- the v1 conversation methods -----------------------------------------------------------------
+
+// A v1 input item: `{"type":"text","data":{"text":…}}` (reference, adjacently tagged, camelCase
+// variant names `text` / `image` / `localImage`) or the seed's flat `{"type":"text","text":…}`
+// (DECISIONS P8). Written in the reference's form.
+struct InputItem {
+  UserInput item;
+};
+void write_json(json::Writer& w, const InputItem& x);
+void read_json(json::Element e, InputItem& x);
+std::vector<UserInput> to_user_inputs(const std::vector<InputItem>& items);
+
+struct NewConversationResult {
+  std::string conversationId;
+  std::string model;
+  Nullable<std::string> reasoningEffort;
+  std::string rolloutPath;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("model", s.model);
+              v("reasoningEffort", s.reasoningEffort); v("rolloutPath", s.rolloutPath))
+};
+
+struct SendUserMessageParams {
+  std::string conversationId;
+  std::vector<InputItem> items;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("items", s.items))
+};
+
+// All keys required except `effort` (DECISIONS: the reference's strictness is kept).
+struct SendUserTurnParams {
+  std::string conversationId;
+  std::vector<InputItem> items;
+  std::string cwd;
+  AskForApproval approvalPolicy = AskForApproval::on_request;
+  SandboxPolicy sandboxPolicy;
+  std::string model;
+  Nullable<std::string> effort;
+  std::string summary = "auto";
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("items", s.items); v("cwd", s.cwd);
+              v("approvalPolicy", s.approvalPolicy); v("sandboxPolicy", s.sandboxPolicy);
+              v("model", s.model); v("effort", s.effort); v("summary", s.summary))
+};
+
+struct ConversationIdParams {
+  std::string conversationId;
+  LLMX_FIELDS(v("conversationId", s.conversationId))
+};
+
+struct InterruptConversationResult {
+  std::string abortReason;
+  LLMX_FIELDS(v("abortReason", s.abortReason))
+};
+
+struct AddConversationListenerParams {
+  std::string conversationId;
+  Nullable<bool> experimentalRawEvents;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("experimentalRawEvents", s.experimentalRawEvents))
+};
+
+struct AddConversationListenerResult {
+  std::string subscriptionId;
+  LLMX_FIELDS(v("subscriptionId", s.subscriptionId))
+};
+
+struct RemoveConversationListenerParams {
+  std::string subscriptionId;
+  LLMX_FIELDS(v("subscriptionId", s.subscriptionId))
+};
+
+// Server → client approval requests of the v1 API (protocol.md §3.5).
+struct ExecCommandApprovalParams {
+  std::string conversationId;
+  std::string callId;
+  std::vector<std::string> command;
+  std::string cwd;
+  Nullable<std::string> reason;
+  Nullable<RawJson> risk;
+  RawJson parsedCmd{"[]"};
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("callId", s.callId); v("command", s.command);
+              v("cwd", s.cwd); v("reason", s.reason); v("risk", s.risk); v("parsedCmd", s.parsedCmd))
+};
+
+struct ApplyPatchApprovalParams {
+  std::string conversationId;
+  std::string callId;
+  RawJson fileChanges{"{}"};
+  Nullable<std::string> reason;
+  Nullable<std::string> grantRoot;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("callId", s.callId); v("fileChanges", s.fileChanges);
+              v("reason", s.reason); v("grantRoot", s.grantRoot))
 };
 
 }  // namespace llmx::api

@@ -72,4 +72,10 @@ std::string user_agent(const std::string& suffix) {
   return ua;
 }
 
+std::optional<int64_t> uuid_v7_millis(std::string_view s) {
+  if (!is_uuid(s) || s[14] != '7') return std::nullopt;
+  std::string hex = std::string(s.substr(0, 8)) + std::string(s.substr(9, 4));
+  return static_cast<int64_t>(std::strtoull(hex.c_str(), nullptr, 16));
+}
+
 }  // namespace llmx

@@ -19,6 +19,10 @@ bool set_level(std::string_view name);
 void write(Level l, std::string_view message);
 
 template <class... Ts>
+void error(fmt::format_string<Ts...> f, Ts&&... xs) {
+  if (level() <= Level::error) write(Level::error, fmt::format(f, std::forward<Ts>(xs)...));
+}
+template <class... Ts>
 void warn(fmt::format_string<Ts...> f, Ts&&... xs) {
   if (level() <= Level::warn) write(Level::warn, fmt::format(f, std::forward<Ts>(xs)...));
 }

@@ -299,11 +299,10 @@ std::optional<std::string> ThreadStore::find_in_day(const std::string& date_dir,
 
 std::optional<std::string> ThreadStore::find_path(const std::string& id) {
   std::string uuid = checked_id(id);
-  if (uuid[14] == '7') {
-    // UUID v7: the first 48 bits are the creation time in milliseconds; the file went into the
-    // local day of its creation (a day either side covers clock skew around midnight).
-    uint64_t ms = std::strtoull((uuid.substr(0, 8) + uuid.substr(9, 4)).c_str(), nullptr, 16);
-    std::time_t t = static_cast<std::time_t>(ms / 1000);
+  if (auto ms = uuid_v7_millis(uuid)) {
+    // UUID v7: the id carries its creation time; the file went into the local day of its
+    // creation (a day either side covers clock skew around midnight).
+    std::time_t t = static_cast<std::time_t>(*ms / 1000);
     for (int offset : {0, -1, 1}) {
       std::time_t tt = t + offset * 86400;
       std::tm tm{};

@@ -10,6 +10,11 @@ namespace llmx {
 inline constexpr uint64_t kDefaultMaxLineBytes = 16u << 20;
 uint64_t max_line_bytes();
 
+// Output queued for a client that stops reading stdout, at most (LLMX_MAX_OUTPUT_BYTES
+// overrides it); past it the writer closes stdout and drops further output.
+inline constexpr uint64_t kDefaultMaxOutputBytes = 256u << 20;
+uint64_t max_output_bytes();
+
 // Reads `fd` until EOF on its own thread; sends line / oversize / eof messages to `session`.
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd = 0);
 

@@ -179,6 +179,19 @@ TEST_CASE("threads: MCP listConversations pages newest first; archive and unarch
   auto other_provider = mcp.wait_for_response(mcp.request("listConversations", R"({"modelProviders":["openai"]})"));
   CHECK(other_provider.at("/result/items").get_array().value_unsafe().size() == 0);
 
+  auto summary = mcp.wait_for_response(
+      mcp.request("getConversationSummary", R"({"conversationId":")" + ids[1] + R"("})"));
+  INFO(summary.line());
+  CHECK(summary.str("/result/summary/conversationId") == ids[1]);
+  CHECK(summary.str("/result/summary/preview") == "thread BRAVO @mock:text deltas=1");
+  CHECK(summary.str("/result/summary/source") == "mcp");
+  auto by_path = mcp.wait_for_response(mcp.request(
+      "getConversationSummary", R"({"rolloutPath":")" + summary.str("/result/summary/path") + R"("})"));
+  CHECK(by_path.str("/result/summary/conversationId") == ids[1]);
+  auto no_summary = mcp.wait_for_response(
+      mcp.request("getConversationSummary", R"({"conversationId":"0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c"})"));
+  CHECK(no_summary.integer("/error/code") == -32600);
+
   auto bad_cursor = mcp.wait_for_response(mcp.request("listConversations", R"({"cursor":"garbage"})"));
   CHECK(bad_cursor.integer("/error/code") == -32602);
 

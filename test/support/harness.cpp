@@ -259,7 +259,7 @@ std::string Message::str_or(std::string_view pointer, std::string fallback) cons
 
 McpClient::McpClient(const std::string& llmx_home, const std::string& base_url, McpOptions options) {
   SpawnOptions o;
-  o.argv = {LLMX_BIN, "mcp-server"};
+  o.argv = {LLMX_BIN, options.subcommand};
   o.argv.insert(o.argv.end(), options.args.begin(), options.args.end());
   o.unset_env = llmx_vars();
   o.env = llmx_env(llmx_home, base_url);

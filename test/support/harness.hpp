@@ -113,7 +113,8 @@ class Message {
 using Predicate = std::function<bool(const Message&)>;
 
 struct McpOptions {
-  std::vector<std::string> args;  // after `mcp-server`
+  std::string subcommand = "mcp-server";  // or "app-server" (the same JSON-RPC client serves both)
+  std::vector<std::string> args;  // after the subcommand
   EnvVars env;                    // on top of llmx_env()
   std::string cwd;
 };

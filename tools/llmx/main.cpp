@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
   auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
   add_common(mcp_cmd, serve.overrides);
 
+  llmx::cli::ServeOptions app_opts;
+  auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
+  add_common(app_cmd, app_opts.overrides);
+
   llmx::cli::SandboxOptions sandbox_opts;
   auto* sandbox_cmd = app.add_subcommand("sandbox", "Run a command under the llmx sandbox, or --check what is supported");
   sandbox_cmd->add_option("--mode", sandbox_opts.mode, "read-only, workspace-write or danger-full-access");
@@ -118,6 +122,11 @@ int main(int argc, char** argv) {
     }
     if (*sandbox_cmd) return llmx::cli::run_sandbox(sandbox_opts);
     if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
+    if (*app_cmd) {
+      app_opts.overrides.cli_overrides.insert(app_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
+                                              config_overrides.end());
+      return llmx::cli::run_app_server(app_opts);
+    }
     if (*mcp_cmd) {
       serve.overrides.cli_overrides.insert(serve.overrides.cli_overrides.begin(), config_overrides.begin(),
                                            config_overrides.end());

@@ -12,7 +12,10 @@
 
 namespace llmx::cli {
 
-int run_mcp_server(const ServeOptions& options) {
+namespace {
+
+// Runs one stdio session (MCP or app server) until the client closes stdin.
+int serve(const ServeOptions& options, bool app) {
   // Fail fast on a broken config.toml, before any message is read.
   try {
     auto cfg = load_config(options.overrides);
@@ -27,11 +30,18 @@ int run_mcp_server(const ServeOptions& options) {
   caf::actor_system sys{cfg};
   auto engine = start_engine(sys);
   auto writer = spawn_line_writer(sys);
-  auto session = spawn_mcp_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides});
+  auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides})
+                     : spawn_mcp_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides});
   spawn_stdio_reader(sys, session);
   sys.await_all_actors_done();
   http::finish_preload();
   return 0;
 }
+
+}  // namespace
+
+int run_mcp_server(const ServeOptions& options) { return serve(options, false); }
+
+int run_app_server(const ServeOptions& options) { return serve(options, true); }
 
 }  // namespace llmx::cli

@@ -11,4 +11,7 @@ struct ServeOptions {
 
 int run_mcp_server(const ServeOptions& options);
 
+// `llmx app-server`: the v1 conversation API and the v2 thread/turn API over stdio.
+int run_app_server(const ServeOptions& options);
+
 }  // namespace llmx::cli

@@ -1,0 +1,193 @@
+// The v1 conversation methods both servers serve (DECISIONS P1; protocol.md §3.1, §3.3–3.5):
+// newConversation, sendUserMessage, sendUserTurn, interruptConversation,
+// addConversationListener, removeConversationListener, and the listener stream they drive
+// (`llmx/event/<type>`, execCommandApproval / applyPatchApproval, parked interrupts).
+#include "actors/rollout_store.hpp"
+#include "actors/session_state.hpp"
+#include "protocol/conversation_api.hpp"
+#include "protocol/ids.hpp"
+#include "protocol/log.hpp"
+
+namespace llmx::session_detail {
+
+namespace {
+
+void new_conversation(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::NewConversationParams>(self, in);
+  if (!p) return;
+  Config cfg;
+  try {
+    cfg = load_config(p->to_overrides(self->state.options.base_overrides));
+  } catch (const std::exception& err) {
+    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what()));
+  }
+  cfg.session_source = self->state.flavor == SessionState::Flavor::app ? "vscode" : "mcp";
+  auto id = in.id;
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+            self->state.conversations[sc.session_id] = conv;
+            api::NewConversationResult r{sc.session_id, sc.model, sc.reasoning_effort, sc.rollout_path};
+            reply(self, id, json::to_json(r));
+          },
+          [=](caf::error& err) {
+            reply_error(self, id, rpc::kInternalError, fmt::format("error creating conversation: {}", error_text(err)));
+          });
+}
+
+void send_user_message(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::SendUserMessageParams>(self, in);
+  if (!p) return;
+  auto id = in.id;
+  auto items = api::to_user_inputs(p->items);
+  with_conversation(self, id, p->conversationId, [=](conversation_actor conv) {
+    caf::anon_send(conv, submit_atom::value, Submission{"", UserInputOp{items}});
+    reply(self, id, "{}");
+  });
+}
+
+void send_user_turn(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::SendUserTurnParams>(self, in);
+  if (!p) return;
+  UserTurnOp op;
+  op.items = api::to_user_inputs(p->items);
+  op.cwd = p->cwd;
+  op.approval_policy = p->approvalPolicy;
+  op.sandbox_policy = p->sandboxPolicy;
+  op.model = p->model;
+  op.effort = p->effort;
+  op.summary = p->summary;
+  auto id = in.id;
+  with_conversation(self, id, p->conversationId, [=](conversation_actor conv) {
+    caf::anon_send(conv, submit_atom::value, Submission{"", op});
+    reply(self, id, "{}");
+  });
+}
+
+void interrupt_conversation(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::ConversationIdParams>(self, in);
+  if (!p) return;
+  auto id = in.id;
+  auto conv_id = p->conversationId;
+  with_conversation(self, id, conv_id, [=](conversation_actor conv) {
+    // The reply waits for the turn_aborted event, which this session must therefore see even
+    // without a listener. Nothing running → an error now instead of a reply that never comes.
+    subscribe(self, conv);
+    self->request(conv, caf::infinite, interrupt_atom::value)
+        .then(
+            [=](bool was_running) {
+              if (was_running)
+                self->state.interrupt_waiters.emplace(conv_id, SessionState::InterruptWaiter{id, false});
+              else
+                reply_error(self, id, rpc::kInvalidRequest, fmt::format("conversation {} has no running turn", conv_id));
+            },
+            [=](caf::error& err) { reply_error(self, id, rpc::kInternalError, error_text(err)); });
+  });
+}
+
+void add_listener(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::AddConversationListenerParams>(self, in);
+  if (!p) return;
+  auto id = in.id;
+  auto conv_id = p->conversationId;
+  bool raw = p->experimentalRawEvents.value_or(false);
+  with_conversation(self, id, conv_id, [=](conversation_actor conv) {
+    subscribe(self, conv);
+    auto sub = new_uuid_v4();
+    self->state.listeners[sub] = Listener{conv_id, raw};
+    reply(self, id, json::to_json(api::AddConversationListenerResult{sub}));
+  });
+}
+
+void remove_listener(session_ptr self, const rpc::Incoming& in) {
+  auto p = decode<api::RemoveConversationListenerParams>(self, in);
+  if (!p) return;
+  if (self->state.listeners.erase(p->subscriptionId) == 0)
+    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("subscription not found: {}", p->subscriptionId));
+  reply(self, in.id, "{}");
+}
+
+// `{"id":…,"msg":…,"conversationId":…}`: the core event plus the conversation (§3.4).
+std::string listener_params(const std::string& conversation_id, const Event& ev) {
+  json::Writer w;
+  w.begin_object();
+  w.field("id", ev.id);
+  w.key("msg");
+  json::write_value(w, ev.msg);
+  w.field("conversationId", conversation_id);
+  w.end_object();
+  return w.take();
+}
+
+void add_line(std::string& lines, std::string line) {
+  if (!lines.empty()) lines.push_back('\n');
+  lines.append(line);
+}
+
+}  // namespace
+
+void forward_to_listeners(session_ptr self, const std::string& conversation_id, const Event& ev, bool skip_approvals,
+                          std::string& lines) {
+  auto& st = self->state;
+  if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
+    auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
+    for (auto it = b; it != e; ++it)
+      add_line(lines, st.rpc.result(it->second.id, it->second.v2 ? std::string("{}")
+                                                                   : json::to_json(api::InterruptConversationResult{
+                                                                         aborted->reason})));
+    st.interrupt_waiters.erase(b, e);
+  }
+  bool any = false;
+  bool is_raw = ev.msg.is<RawResponseItemEvent>();
+  for (const auto& [_, l] : st.listeners) {
+    if (l.conversation_id != conversation_id) continue;
+    any = true;
+    if (is_raw && !l.raw_events) continue;
+    add_line(lines, st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()), listener_params(conversation_id, ev)));
+  }
+  // v2 notifications follow the event they derive from (turn/completed is a turn's last line).
+  if (auto t = st.v2_threads.find(conversation_id); t != st.v2_threads.end()) {
+    std::vector<v2::Notification> notes;
+    t->second.translate(ev, notes);
+    for (auto& n : notes) add_line(lines, st.rpc.notification(n.method, n.params));
+  }
+  if (!any || skip_approvals) return;
+  auto conv = st.conversations.find(conversation_id);
+  if (conv == st.conversations.end()) return;
+  if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+    api::ExecCommandApprovalParams p;
+    p.conversationId = conversation_id;
+    p.callId = ex->call_id;
+    p.command = ex->command;
+    p.cwd = ex->cwd;
+    p.reason = ex->reason;
+    if (ex->risk) p.risk = RawJson{json::to_json(*ex->risk)};
+    p.parsedCmd = RawJson{json::to_json(ex->parsed_cmd)};
+    auto rid = st.next_request_id++;
+    st.approvals[rid] = SessionState::PendingApproval{conv->second, ex->call_id, false};
+    add_line(lines, st.rpc.request(rpc::Id::from_int(rid), "execCommandApproval", json::to_json(p)));
+  } else if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+    api::ApplyPatchApprovalParams p;
+    p.conversationId = conversation_id;
+    p.callId = pa->call_id;
+    p.fileChanges = RawJson{json::to_json(pa->changes)};
+    p.reason = pa->reason;
+    p.grantRoot = pa->grant_root;
+    auto rid = st.next_request_id++;
+    st.approvals[rid] = SessionState::PendingApproval{conv->second, pa->call_id, true};
+    add_line(lines, st.rpc.request(rpc::Id::from_int(rid), "applyPatchApproval", json::to_json(p)));
+  }
+}
+
+bool handle_conversation_method(session_ptr self, const rpc::Incoming& in) {
+  const auto& m = in.method;
+  if (m == "newConversation") return new_conversation(self, in), true;
+  if (m == "sendUserMessage") return send_user_message(self, in), true;
+  if (m == "sendUserTurn") return send_user_turn(self, in), true;
+  if (m == "interruptConversation") return interrupt_conversation(self, in), true;
+  if (m == "addConversationListener") return add_listener(self, in), true;
+  if (m == "removeConversationListener") return remove_listener(self, in), true;
+  return false;
+}
+
+}  // namespace llmx::session_detail

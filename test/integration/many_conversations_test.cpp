@@ -1,0 +1,80 @@
+// Many clients' worth of work in one process (issue 5): 200 conversations at once through one
+// app-server and through one mcp-server; every event reaches its own conversation, in order,
+// none lost.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "test/support/harness.hpp"
+
+using namespace llmx::test;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr int kConversations = 200;
+constexpr const char* kAnswer = "Hello from mock-llm. This is a streamed answer.";
+}  // namespace
+
+TEST_CASE("200 conversations at once through one app-server: every delta in its own thread, in order") {
+  TempDir home{"llmx-many-app"};
+  MockLlm mock({"--max-threads", "512"});
+  McpOptions o;
+  o.subcommand = "app-server";
+  McpClient c(home.path(), mock.url(), o);
+  REQUIRE_FALSE(c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"many","version":"1"}})")).is_error());
+  std::vector<std::string> threads;
+  for (int i = 0; i < kConversations; ++i) {
+    auto r = c.wait_for_response(c.request("thread/start", "{}"));
+    REQUIRE_FALSE(r.is_error());
+    threads.push_back(r.str("/result/thread/id"));
+  }
+  for (const auto& t : threads)
+    c.request("turn/start",
+              R"({"threadId":")" + t + R"(","input":[{"type":"text","text":"go @mock:text deltas=12"}]})");
+  size_t completed = 0;
+  c.collect_until(
+      [&](const Message& m) { return m.method() == "turn/completed" && ++completed == kConversations; },
+      "200 turn/completed", std::chrono::milliseconds(120000));
+  // Per thread: the v1 deltas (llmx/event) arrive in order and complete.
+  std::map<std::string, std::string> text;
+  std::map<std::string, int> deltas, done;
+  for (const auto& m : c.log()) {
+    if (m.method() == "llmx/event/agent_message_delta") {
+      text[m.str("/params/conversationId")] += m.str("/params/msg/delta");
+      ++deltas[m.str("/params/conversationId")];
+    }
+    if (m.method() == "llmx/event/task_complete") ++done[m.str("/params/conversationId")];
+  }
+  for (const auto& t : threads) {
+    CAPTURE(t);
+    CHECK(deltas[t] == 12);
+    CHECK(text[t] == kAnswer);
+    CHECK(done[t] == 1);
+  }
+}
+
+TEST_CASE("200 conversations at once through one mcp-server: every tool call gets its own events, in order") {
+  TempDir home{"llmx-many-mcp"};
+  MockLlm mock({"--max-threads", "512"});
+  McpClient c(home.path(), mock.url());
+  c.initialize();
+  std::vector<std::string> ids;
+  for (int i = 0; i < kConversations; ++i) ids.push_back(c.call_llmx("go @mock:text deltas=12"));
+  size_t answered = 0;
+  std::set<std::string> want(ids.begin(), ids.end());
+  c.collect_until(
+      [&](const Message& m) { return m.is_response() && want.count(m.id()) && ++answered == kConversations; },
+      "200 tool results", std::chrono::milliseconds(120000));
+  for (const auto& id : ids) {
+    CAPTURE(id);
+    auto events = c.events_for(id);
+    CHECK(joined_deltas(events) == kAnswer);
+    CHECK(events_of_type(events, "agent_message_delta").size() == 12);
+    REQUIRE(!events.empty());
+    CHECK(events.back().event_type() == "task_complete");
+    auto responses = c.responses_for(id);
+    REQUIRE(responses.size() == 1);
+    CHECK(result_text(responses[0]) == kAnswer);
+  }
+}
