@@ -107,18 +107,6 @@ void remove_listener(session_ptr self, const rpc::Incoming& in) {
   reply(self, in.id, "{}");
 }
 
-// `{"id":…,"msg":…,"conversationId":…}`: the core event plus the conversation (§3.4).
-std::string listener_params(const std::string& conversation_id, const Event& ev) {
-  json::Writer w;
-  w.begin_object();
-  w.field("id", ev.id);
-  w.key("msg");
-  json::write_value(w, ev.msg);
-  w.field("conversationId", conversation_id);
-  w.end_object();
-  return w.take();
-}
-
 void add_line(std::string& lines, std::string line) {
   if (!lines.empty()) lines.push_back('\n');
   lines.append(line);
@@ -143,7 +131,8 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     if (l.conversation_id != conversation_id) continue;
     any = true;
     if (is_raw && !l.raw_events) continue;
-    add_line(lines, st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()), listener_params(conversation_id, ev)));
+    add_line(lines, st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
+                                        json::to_json(api::EventNotification{ev.id, ev.msg, conversation_id})));
   }
   // v2 notifications follow the event they derive from (turn/completed is a turn's last line).
   if (auto t = st.v2_threads.find(conversation_id); t != st.v2_threads.end()) {

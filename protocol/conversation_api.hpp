@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "protocol/config.hpp"
+#include "protocol/event_msgs.hpp"
 #include "protocol/items.hpp"
 #include "protocol/policy.hpp"
 #include "protocol/reflect.hpp"
@@ -199,6 +200,14 @@ struct AddConversationListenerResult {
 struct RemoveConversationListenerParams {
   std::string subscriptionId;
   LLMX_FIELDS(v("subscriptionId", s.subscriptionId))
+};
+
+// `llmx/event/<type>` params (§3.4): the core event plus its conversation.
+struct EventNotification {
+  std::string id;
+  EventMsg msg;
+  std::string conversationId;
+  LLMX_FIELDS(v("id", s.id); v("msg", s.msg); v("conversationId", s.conversationId))
 };
 
 // Server → client approval requests of the v1 API (protocol.md §3.5).

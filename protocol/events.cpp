@@ -2,6 +2,7 @@
 
 #include "protocol/base64.hpp"
 #include "protocol/json_codec.hpp"
+#include "protocol/schema_gen.hpp"
 
 namespace llmx {
 
@@ -15,6 +16,13 @@ TokenUsage& TokenUsage::operator+=(const TokenUsage& o) {
 }
 
 void write_json(json::Writer& w, const Base64Bytes& x) { w.string(base64::encode(x.bytes)); }
+
+schema::Node json_schema(const Base64Bytes*, schema::Context&) {
+  schema::Node n = schema::string();
+  n.description = "standard base64 (with padding)";
+  n.inline_type = true;
+  return n;
+}
 
 void read_json(json::Element e, Base64Bytes& x) {
   if (!e.is_string()) json::type_error(e, "base64 string");

@@ -141,6 +141,11 @@ struct Base64Bytes {
 };
 void write_json(json::Writer& w, const Base64Bytes& x);
 void read_json(json::Element e, Base64Bytes& x);
+namespace schema {
+struct Node;
+class Context;
+}  // namespace schema
+schema::Node json_schema(const Base64Bytes*, schema::Context& c);  // a string, see schema_gen.hpp
 
 }  // namespace llmx
 

@@ -1,6 +1,7 @@
 #include "protocol/policy.hpp"
 
 #include "protocol/json_codec.hpp"
+#include "protocol/schema_gen.hpp"
 
 namespace llmx {
 
@@ -15,6 +16,20 @@ void write_json(json::Writer& w, const SandboxPolicy& x) {
     w.field("exclude_slash_tmp", x.exclude_slash_tmp);
   }
   w.end_object();
+}
+
+// One variant per mode, tagged by `mode`; only workspace-write carries the other fields, which
+// write_json above always writes (they stay optional on input).
+schema::Node json_schema(const SandboxPolicy*, schema::Context& c) {
+  std::vector<schema::Node> variants;
+  for (const auto& [mode, name] : EnumTraits<SandboxMode>::values) {
+    schema::Node v = schema::fields_object<SandboxPolicy>(c);
+    v.properties.front() = schema::prop("mode", schema::constant(std::string(name)));
+    if (mode != SandboxMode::workspace_write) v.properties.resize(1);
+    v.title = schema::pascal_case(name) + "SandboxPolicy";
+    variants.push_back(std::move(v));
+  }
+  return schema::one_of(std::move(variants));
 }
 
 void read_json(json::Element e, SandboxPolicy& x) {

@@ -55,6 +55,12 @@ struct SandboxPolicy {
 };
 void write_json(json::Writer& w, const SandboxPolicy& x);
 void read_json(json::Element e, SandboxPolicy& x);
+namespace schema {
+struct Node;
+class Context;
+}  // namespace schema
+// Its JSON Schema / TypeScript shape, kept beside the custom encoder (schema_gen.hpp).
+schema::Node json_schema(const SandboxPolicy*, schema::Context& c);
 
 enum class ReviewDecision { approved, approved_for_session, denied, abort };
 template <>

@@ -260,6 +260,7 @@ std::string Message::str_or(std::string_view pointer, std::string fallback) cons
 McpClient::McpClient(const std::string& llmx_home, const std::string& base_url, McpOptions options) {
   SpawnOptions o;
   o.argv = {LLMX_BIN, options.subcommand};
+  app_server_ = options.subcommand == "app-server";
   o.argv.insert(o.argv.end(), options.args.begin(), options.args.end());
   o.unset_env = llmx_vars();
   o.env = llmx_env(llmx_home, base_url);
@@ -273,7 +274,24 @@ McpClient::~McpClient() {
   proc_->wait(std::chrono::seconds(5));
 }
 
+// With LLMX_TRAFFIC_LOG set, app-server traffic is appended there as
+// {"from":"client"|"server","message":<line>} for schema validation (test/js/validate_traffic.mjs
+// --trust-client: the client's lines only type the results, bad-input tests send invalid ones).
+void McpClient::record(std::string_view from, std::string_view line) {
+  static const char* path = std::getenv("LLMX_TRAFFIC_LOG");
+  if (!path || !*path || !app_server_) return;
+  // Only lines that are JSON objects: bad-input tests send garbage on purpose.
+  try {
+    Message probe{std::string(line)};
+    if (!probe.root().is_object()) return;
+  } catch (const std::exception&) {
+    return;
+  }
+  std::ofstream(path, std::ios::app) << R"({"from":")" << from << R"(","message":)" << line << "}\n";
+}
+
 void McpClient::send_line(std::string_view line) {
+  record("client", line);
   std::string data(line);
   data.push_back('\n');
   if (!proc_->write_stdin(data)) throw std::runtime_error("cannot write to mcp-server stdin" + diagnostics());
@@ -344,6 +362,7 @@ bool McpClient::read_one(Duration timeout) {
     line = proc_->read_line(remaining(deadline));
   }
   if (!line) return false;
+  record("server", *line);
   try {
     Message m(std::move(*line));
     m.index_ = log_.size();

@@ -181,6 +181,8 @@ class McpClient {
 
  private:
   bool read_one(Duration timeout);  // appends to log_; false on timeout/EOF
+  void record(std::string_view from, std::string_view line);  // LLMX_TRAFFIC_LOG
+  bool app_server_ = false;
 
   std::unique_ptr<ChildProcess> proc_;
   std::vector<Message> log_;

@@ -12,6 +12,7 @@
 #include "login_command.hpp"
 #include "mcp_command.hpp"
 #include "protocol/config.hpp"
+#include "protocol/wire_catalog.hpp"
 #include "sandbox_command.hpp"
 #include "serve_command.hpp"
 
@@ -86,6 +87,12 @@ int main(int argc, char** argv) {
   llmx::cli::ServeOptions app_opts;
   auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
   add_common(app_cmd, app_opts.overrides);
+  std::string schema_out, ts_out, prettier;
+  auto* schema_cmd = app_cmd->add_subcommand("generate-json-schema", "Write the JSON Schema of the app-server protocol");
+  schema_cmd->add_option("-o,--out", schema_out, "Output directory")->required();
+  auto* ts_cmd = app_cmd->add_subcommand("generate-ts", "Write TypeScript declarations of the app-server protocol");
+  ts_cmd->add_option("-o,--out", ts_out, "Output directory")->required();
+  ts_cmd->add_option("-p,--prettier", prettier, "Run this prettier binary with --write on the files");
 
   llmx::cli::SandboxOptions sandbox_opts;
   auto* sandbox_cmd = app.add_subcommand("sandbox", "Run a command under the llmx sandbox, or --check what is supported");
@@ -122,6 +129,15 @@ int main(int argc, char** argv) {
     }
     if (*sandbox_cmd) return llmx::cli::run_sandbox(sandbox_opts);
     if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
+    if (*schema_cmd) {
+      llmx::schema::write_json_schema_bundle(schema_out);
+      return 0;
+    }
+    if (*ts_cmd) {
+      llmx::schema::write_typescript(ts_out);
+      if (!prettier.empty()) return llmx::cli::run_prettier(prettier, ts_out);
+      return 0;
+    }
     if (*app_cmd) {
       app_opts.overrides.cli_overrides.insert(app_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
                                               config_overrides.end());

@@ -1,6 +1,11 @@
 #include "serve_command.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
+#include <vector>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -43,5 +48,23 @@ int serve(const ServeOptions& options, bool app) {
 int run_mcp_server(const ServeOptions& options) { return serve(options, false); }
 
 int run_app_server(const ServeOptions& options) { return serve(options, true); }
+
+int run_prettier(const std::string& prettier, const std::string& dir) {
+  std::vector<std::string> args{prettier, "--write"};
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".ts") args.push_back(e.path().string());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return 1;
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
 
 }  // namespace llmx::cli

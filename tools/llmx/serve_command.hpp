@@ -1,6 +1,8 @@
 // `llmx mcp-server`: serve a protocol session on stdin/stdout until stdin closes.
 #pragma once
 
+#include <string>
+
 #include "protocol/config.hpp"
 
 namespace llmx::cli {
@@ -13,5 +15,8 @@ int run_mcp_server(const ServeOptions& options);
 
 // `llmx app-server`: the v1 conversation API and the v2 thread/turn API over stdio.
 int run_app_server(const ServeOptions& options);
+
+// `generate-ts --prettier BIN`: runs `BIN --write <every .ts file under dir>`; its exit code.
+int run_prettier(const std::string& prettier, const std::string& dir);
 
 }  // namespace llmx::cli

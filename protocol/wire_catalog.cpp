@@ -1,0 +1,154 @@
+#include "protocol/wire_catalog.hpp"
+
+#include "protocol/conversation_api.hpp"
+#include "protocol/mcp.hpp"
+#include "protocol/ops.hpp"
+
+namespace llmx::api {
+
+// v1 InputItem is adjacently tagged ({"type": "localImage", "data": {"path": ...}}) by its custom
+// encoder in conversation_api.cpp; the payloads are the core UserInput field lists.
+// TODO: move beside write_json(InputItem) once conversation_api.* is free to edit.
+schema::Node json_schema(const InputItem*, schema::Context& c) {
+  auto variant = [&c](std::string tag, schema::Node data) {
+    std::string title = schema::pascal_case(tag) + "InputItem";
+    return schema::object({schema::prop("type", schema::constant(std::move(tag))),
+                           schema::prop("data", std::move(data))},
+                          std::move(title));
+  };
+  return schema::one_of({variant("text", schema::fields_object<TextInput>(c)),
+                         variant("image", schema::fields_object<ImageInput>(c)),
+                         variant("localImage", schema::fields_object<LocalImageInput>(c))});
+}
+
+}  // namespace llmx::api
+
+namespace llmx::schema {
+
+namespace {
+
+// The JSON-RPC envelope of the app server (protocol.md §1.2: no "jsonrpc" key). Framing, not
+// reflected structs, so written out here.
+void add_framing(Registry& reg) {
+  reg.add_node("RequestId", Dir::root, any_of({string(), integer()}));
+  reg.add_node("JSONRPCErrorError", Dir::root,
+               object({prop("code", integer()), prop("message", string()), optional_prop("data", any())}));
+  reg.add_node("JSONRPCRequest", Dir::root,
+               object({prop("id", ref("RequestId")), prop("method", string()), optional_prop("params", any())}));
+  reg.add_node("JSONRPCNotification", Dir::root,
+               object({prop("method", string()), optional_prop("params", any())}));
+  reg.add_node("JSONRPCResponse", Dir::root, object({prop("id", ref("RequestId")), prop("result", any())}));
+  // The id is null when the request's own id could not be read (malformed line, DECISIONS P2).
+  reg.add_node("JSONRPCError", Dir::root,
+               object({prop("id", nullable(ref("RequestId"))), prop("error", ref("JSONRPCErrorError"))}));
+  reg.add_node("JSONRPCMessage", Dir::root,
+               any_of({ref("JSONRPCRequest"), ref("JSONRPCNotification"), ref("JSONRPCResponse"),
+                       ref("JSONRPCError")}));
+}
+
+// The core event model (protocol.md §5): events, submissions, items, policies.
+void add_core(Registry& reg) {
+  reg.add<Event>("Event", Dir::root);
+  reg.add<EventMsg>("EventMsg", Dir::root);
+  reg.add<Submission>("Submission", Dir::root);
+  reg.add<Op>("Op", Dir::root);
+  reg.add<ResponseItem>("ResponseItem", Dir::root);
+  reg.add<ContentItem>("ContentItem", Dir::root);
+  reg.add<UserInput>("UserInput", Dir::root);
+  reg.add<FileChange>("FileChange", Dir::root);
+  reg.add<ParsedCommand>("ParsedCommand", Dir::root);
+  reg.add<TurnItem>("TurnItem", Dir::root);
+  reg.add<SandboxPolicy>("SandboxPolicy", Dir::root);
+  reg.add<SandboxMode>("SandboxMode", Dir::root);
+  reg.add<AskForApproval>("AskForApproval", Dir::root);
+  reg.add<ReviewDecision>("ReviewDecision", Dir::root);
+}
+
+// The MCP server's own params (protocol.md §2); prefixed where the app server has a namesake.
+void add_mcp(Registry& reg) {
+  reg.add<mcp::ClientInfo>("McpClientInfo", Dir::root);
+  reg.add<mcp::InitializeParams>("McpInitializeParams", Dir::root);
+  reg.add<mcp::SetLevelParams>("McpSetLevelParams", Dir::root);
+  reg.add<mcp::CallMeta>("McpCallMeta", Dir::root);
+  reg.add<mcp::ToolCallParams>("McpToolCallParams", Dir::root);
+  reg.add<mcp::LlmxToolArgs>("LlmxToolCallParam", Dir::root);
+  reg.add<mcp::ReplyToolArgs>("LlmxToolCallReplyParam", Dir::root);
+}
+
+// The app server's conversation ("v1") API (protocol.md §3) and the v2 methods served so far.
+void add_app_server(Registry& reg) {
+  reg.add<api::InputItem>("InputItem", Dir::v1);
+  reg.add<api::NewConversationParams>("NewConversationParams", Dir::v1);
+  reg.add<api::NewConversationResult>("NewConversationResponse", Dir::v1);
+  reg.add<api::ListConversationsParams>("ListConversationsParams", Dir::v1);
+  reg.add<api::ListConversationsResult>("ListConversationsResponse", Dir::v1);
+  reg.add<api::ConversationSummary>("ConversationSummary", Dir::v1);
+  reg.add<api::GitInfoWire>("ConversationGitInfo", Dir::v1);
+  reg.add<api::ResumeConversationParams>("ResumeConversationParams", Dir::v1);
+  reg.add<api::ResumeConversationResult>("ResumeConversationResponse", Dir::v1);
+  reg.add<api::ArchiveConversationParams>("ArchiveConversationParams", Dir::v1);
+  reg.add<api::UnarchiveConversationParams>("UnarchiveConversationParams", Dir::v1);
+  reg.add<api::UnarchiveConversationResult>("UnarchiveConversationResponse", Dir::v1);
+  reg.add<api::SendUserMessageParams>("SendUserMessageParams", Dir::v1);
+  reg.add<api::SendUserTurnParams>("SendUserTurnParams", Dir::v1);
+  reg.add<api::ConversationIdParams>("ConversationIdParams", Dir::v1);
+  reg.add<api::InterruptConversationResult>("InterruptConversationResponse", Dir::v1);
+  reg.add<api::AddConversationListenerParams>("AddConversationListenerParams", Dir::v1);
+  reg.add<api::AddConversationListenerResult>("AddConversationListenerResponse", Dir::v1);
+  reg.add<api::RemoveConversationListenerParams>("RemoveConversationListenerParams", Dir::v1);
+  reg.add<api::SetDefaultModelParams>("SetDefaultModelParams", Dir::v1);
+  reg.add<api::SessionConfiguredNotification>("SessionConfiguredNotification", Dir::v1);
+  reg.add<api::ExecCommandApprovalParams>("ExecCommandApprovalParams", Dir::v1);
+  reg.add<api::ApplyPatchApprovalParams>("ApplyPatchApprovalParams", Dir::v1);
+  reg.add<api::ModelListParams>("ModelListParams", Dir::v2);
+
+  // Method unions: the methods served today (actors/*_methods.cpp).
+  reg.request<api::NewConversationParams>("ClientRequest", "newConversation");
+  reg.request<api::ListConversationsParams>("ClientRequest", "listConversations");
+  reg.request<api::ResumeConversationParams>("ClientRequest", "resumeConversation");
+  reg.request<api::ArchiveConversationParams>("ClientRequest", "archiveConversation");
+  reg.request<api::UnarchiveConversationParams>("ClientRequest", "unarchiveConversation");
+  reg.request<api::SendUserMessageParams>("ClientRequest", "sendUserMessage");
+  reg.request<api::SendUserTurnParams>("ClientRequest", "sendUserTurn");
+  reg.request<api::ConversationIdParams>("ClientRequest", "interruptConversation");
+  reg.request<api::AddConversationListenerParams>("ClientRequest", "addConversationListener");
+  reg.request<api::RemoveConversationListenerParams>("ClientRequest", "removeConversationListener");
+  reg.request<api::SetDefaultModelParams>("ClientRequest", "setDefaultModel");
+  reg.request<api::ModelListParams>("ClientRequest", "model/list");
+  reg.notification("ClientNotification", "initialized");
+  reg.request<api::ExecCommandApprovalParams>("ServerRequest", "execCommandApproval");
+  reg.request<api::ApplyPatchApprovalParams>("ServerRequest", "applyPatchApproval");
+  reg.notification<api::SessionConfiguredNotification>("ServerNotification", "sessionConfigured");
+}
+
+}  // namespace
+
+// wire_catalog_v2.cpp
+void add_v2_catalog(Registry& reg);
+
+namespace {
+
+Registry build_catalog() {
+  Registry reg;
+  add_framing(reg);
+  add_core(reg);
+  add_mcp(reg);
+  add_app_server(reg);
+  add_v2_catalog(reg);
+  return reg;
+}
+
+}  // namespace
+
+const Registry& wire_catalog() {
+  static const Registry reg = build_catalog();
+  return reg;
+}
+
+void write_json_schema_bundle(const std::string& out_dir) { write_files(out_dir, json_schema_files(wire_catalog())); }
+
+void write_typescript(const std::string& out_dir) { write_files(out_dir, typescript_files(wire_catalog())); }
+
+std::string bundle_json() { return schema::bundle_json(wire_catalog()); }
+
+}  // namespace llmx::schema
