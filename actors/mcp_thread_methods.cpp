@@ -4,6 +4,7 @@
 // params and errors.
 #include "actors/session_state.hpp"
 #include "actors/rollout_store.hpp"
+#include "protocol/account_api.hpp"
 #include "protocol/config_write.hpp"
 #include "protocol/conversation_api.hpp"
 #include "protocol/ids.hpp"
@@ -20,21 +21,6 @@ std::optional<Config> config_or_error(session_ptr self, const rpc::Incoming& in,
     reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what()));
     return std::nullopt;
   }
-}
-
-api::ConversationSummary summary_of(const threads::ThreadSummary& t, const std::string& default_provider) {
-  api::ConversationSummary s;
-  s.conversationId = t.id;
-  s.path = t.path;
-  s.preview = t.preview;
-  if (!t.created_at.empty()) s.timestamp = t.created_at;
-  s.modelProvider = t.model_provider.value_or(default_provider);
-  s.cwd = t.cwd;
-  s.cliVersion = t.cli_version;
-  // Object sources ({"subagent": ...}) are kept as their JSON text; names become strings.
-  s.source = !t.source.empty() && t.source.front() == '{' ? RawJson{t.source} : RawJson{json::to_json(t.source)};
-  if (t.git) s.gitInfo = api::GitInfoWire{t.git->commit_hash, t.git->branch, t.git->repository_url};
-  return s;
 }
 
 void list_conversations(session_ptr self, const rpc::Incoming& in) {
@@ -56,7 +42,7 @@ void list_conversations(session_ptr self, const rpc::Incoming& in) {
           [=](ThreadPage& tp) {
             auto& page = tp.page;
             api::ListConversationsResult r;
-            for (const auto& t : page.items) r.items.push_back(summary_of(t, default_provider));
+            for (const auto& t : page.items) r.items.push_back(api::summary_from(t, default_provider));
             r.nextCursor = page.next_cursor;
             reply(self, id, json::to_json(r));
           },

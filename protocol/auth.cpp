@@ -85,43 +85,6 @@ std::optional<std::string> api_key_of(json::Object root) {
 }
 
 // Pretty-printed JSON (two-space indent) of an element, the layout the reference writes.
-void pretty(std::string& out, json::Element e, int depth) {
-  auto indent = [&](int d) { out.append(static_cast<size_t>(d) * 2, ' '); };
-  if (e.is_object()) {
-    auto obj = e.get_object().value_unsafe();
-    if (obj.size() == 0) return out.append("{}"), void();
-    out += "{\n";
-    bool first = true;
-    for (auto [k, v] : obj) {
-      if (!first) out += ",\n";
-      first = false;
-      indent(depth + 1);
-      json::append_escaped(out, k);
-      out += ": ";
-      pretty(out, v, depth + 1);
-    }
-    out += "\n";
-    indent(depth);
-    out += "}";
-  } else if (e.is_array()) {
-    auto arr = e.get_array().value_unsafe();
-    if (arr.size() == 0) return out.append("[]"), void();
-    out += "[\n";
-    bool first = true;
-    for (auto v : arr) {
-      if (!first) out += ",\n";
-      first = false;
-      indent(depth + 1);
-      pretty(out, v, depth + 1);
-    }
-    out += "\n";
-    indent(depth);
-    out += "]";
-  } else {
-    out += json::to_text(e);
-  }
-}
-
 // The new file text: OPENAI_API_KEY set to `key` (in its old place, else first), every other
 // field of `old` kept as it was.
 std::string render(const std::optional<json::Object>& old, const std::string& key) {
@@ -137,7 +100,7 @@ std::string render(const std::optional<json::Object>& old, const std::string& ke
         value = key_value;
         replaced = true;
       } else {
-        pretty(value, v, 1);
+        json::pretty(value, v, 1);
       }
       fields.emplace_back(std::string(k), std::move(value));
     }

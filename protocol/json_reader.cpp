@@ -1,5 +1,7 @@
 #include "protocol/json_reader.hpp"
 
+#include "protocol/json_writer.hpp"
+
 #include <fmt/format.h>
 
 namespace llmx::json {
@@ -13,6 +15,44 @@ Element Parser::parse(std::string_view text) {
 }
 
 std::string to_text(Element e) { return simdjson::minify(e); }
+
+void pretty(std::string& out, json::Element e, int depth) {
+  auto indent = [&](int d) { out.append(static_cast<size_t>(d) * 2, ' '); };
+  if (e.is_object()) {
+    auto obj = e.get_object().value_unsafe();
+    if (obj.size() == 0) return out.append("{}"), void();
+    out += "{\n";
+    bool first = true;
+    for (auto [k, v] : obj) {
+      if (!first) out += ",\n";
+      first = false;
+      indent(depth + 1);
+      append_escaped(out, k);
+      out += ": ";
+      pretty(out, v, depth + 1);
+    }
+    out += "\n";
+    indent(depth);
+    out += "}";
+  } else if (e.is_array()) {
+    auto arr = e.get_array().value_unsafe();
+    if (arr.size() == 0) return out.append("[]"), void();
+    out += "[\n";
+    bool first = true;
+    for (auto v : arr) {
+      if (!first) out += ",\n";
+      first = false;
+      indent(depth + 1);
+      pretty(out, v, depth + 1);
+    }
+    out += "\n";
+    indent(depth);
+    out += "]";
+  } else {
+    out += to_text(e);
+  }
+}
+
 
 std::string_view type_name(Element e) {
   switch (e.type()) {

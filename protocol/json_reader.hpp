@@ -49,6 +49,9 @@ class Parser {
 // Compact JSON text of an element.
 std::string to_text(Element e);
 
+// Appends `e` pretty-printed (two spaces per level, keys in document order) at nesting `depth`.
+void pretty(std::string& out, Element e, int depth = 0);
+
 // Name of the element's JSON type, for error messages ("string", "object", ...).
 std::string_view type_name(Element e);
 

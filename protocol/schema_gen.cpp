@@ -367,49 +367,6 @@ void emit_definitions(json::Writer& w, const std::vector<const Definition*>& def
   w.end_object();
 }
 
-void pretty(std::string& out, json::Element e, int depth) {
-  auto indent = [&](int d) { out.append(static_cast<size_t>(d) * 2, ' '); };
-  if (e.is_object()) {
-    auto obj = e.get_object().value_unsafe();
-    if (obj.size() == 0) {
-      out += "{}";
-      return;
-    }
-    out += "{\n";
-    bool first = true;
-    for (auto [k, v] : obj) {
-      if (!first) out += ",\n";
-      first = false;
-      indent(depth + 1);
-      json::append_escaped(out, k);
-      out += ": ";
-      pretty(out, v, depth + 1);
-    }
-    out += "\n";
-    indent(depth);
-    out += "}";
-  } else if (e.is_array()) {
-    auto arr = e.get_array().value_unsafe();
-    if (arr.size() == 0) {
-      out += "[]";
-      return;
-    }
-    out += "[\n";
-    bool first = true;
-    for (auto v : arr) {
-      if (!first) out += ",\n";
-      first = false;
-      indent(depth + 1);
-      pretty(out, v, depth + 1);
-    }
-    out += "\n";
-    indent(depth);
-    out += "]";
-  } else {
-    out += json::to_text(e);
-  }
-}
-
 constexpr std::string_view kDraft07 = "http://json-schema.org/draft-07/schema#";
 
 }  // namespace
@@ -423,7 +380,7 @@ std::string node_json(const Node& n) {
 std::string pretty_json(std::string_view compact) {
   json::Parser p;
   std::string out;
-  pretty(out, p.parse(compact), 0);
+  json::pretty(out, p.parse(compact), 0);
   return out;
 }
 
