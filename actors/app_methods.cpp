@@ -171,7 +171,7 @@ void thread_archive(session_ptr self, const rpc::Incoming& in) {
           });
 }
 
-// llmx implements compaction here (the reference answers "not implemented yet"): the thread
+// llmx compacts here (the reference refuses thread/compact with an error): the thread
 // compacts as its own task; the events and turn/completed follow on the stream.
 void thread_compact(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<v2::ThreadIdParams>(self, in);
