@@ -80,18 +80,6 @@ void thread_start(session_ptr self, const rpc::Incoming& in) {
           });
 }
 
-// The first user message of a resumed thread's recorded events (its preview).
-std::string first_user_message(const std::optional<RawJson>& initial_messages) {
-  if (!initial_messages) return {};
-  try {
-    auto events = json::parse_as<std::vector<EventMsg>>(initial_messages->text);
-    for (const auto& e : events)
-      if (auto* u = e.get_if<UserMessageEvent>()) return u->message;
-  } catch (const std::exception&) {
-  }
-  return {};
-}
-
 void thread_resume(session_ptr self, const rpc::Incoming& in) {
   auto p = decode<v2::ThreadIdParams>(self, in);
   if (!p || !check_thread_id(self, in.id, p->threadId)) return;
@@ -109,7 +97,7 @@ void thread_resume(session_ptr self, const rpc::Incoming& in) {
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             attach(self, sc.session_id, conv);
-            v2::Thread t{sc.session_id, first_user_message(sc.initial_messages), provider, 0};
+            v2::Thread t{sc.session_id, v2::preview_from_initial_messages(sc.initial_messages), provider, 0};
             // The thread's creation time is in its id (UUID v7 milliseconds).
             if (auto ms = uuid_v7_millis(sc.session_id)) t.createdAt = *ms / 1000;
             reply(self, id, json::to_json(v2::ThreadResult{t}));

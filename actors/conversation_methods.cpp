@@ -127,12 +127,15 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
   }
   bool any = false;
   bool is_raw = ev.msg.is<RawResponseItemEvent>();
+  std::string line;  // encoded once, for however many listeners want it
   for (const auto& [_, l] : st.listeners) {
     if (l.conversation_id != conversation_id) continue;
     any = true;
     if (is_raw && !l.raw_events) continue;
-    add_line(lines, st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
-                                        json::to_json(api::EventNotification{ev.id, ev.msg, conversation_id})));
+    if (line.empty())
+      line = st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
+                                 api::event_notification_params(ev, conversation_id));
+    add_line(lines, line);
   }
   // v2 notifications follow the event they derive from (turn/completed is a turn's last line).
   if (auto t = st.v2_threads.find(conversation_id); t != st.v2_threads.end()) {

@@ -148,15 +148,8 @@ void model_list(session_ptr self, const rpc::Incoming& in) {
   std::optional<int64_t> limit = p->limit ? std::optional<int64_t>(*p->limit) : std::optional<int64_t>(p->pageSize);
   try {
     auto page = models::list_models(cfg->model, p->cursor, limit);
-    json::Writer w;
-    w.begin_object();
-    // The MCP server answers `items` (seed), the app server `data` (reference), DECISIONS P8.
-    w.key(self->state.flavor == SessionState::Flavor::app ? "data" : "items");
-    json::write_value(w, page.items);
-    w.key("nextCursor");
-    json::write_value(w, Nullable<std::string>(page.next_cursor));
-    w.end_object();
-    reply(self, in.id, w.take());
+    reply(self, in.id,
+          api::model_list_result(page.items, page.next_cursor, self->state.flavor == SessionState::Flavor::app));
   } catch (const std::invalid_argument& err) {
     reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
   }

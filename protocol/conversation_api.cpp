@@ -77,6 +77,29 @@ void read_json(json::Element e, InputItem& x) {
   }
 }
 
+std::string event_notification_params(const Event& ev, const std::string& conversation_id) {
+  json::Writer w;
+  w.begin_object();
+  w.field("id", ev.id);
+  w.key("msg");
+  json::write_value(w, ev.msg);
+  w.field("conversationId", conversation_id);
+  w.end_object();
+  return w.take();
+}
+
+std::string model_list_result(const std::vector<models::ModelPreset>& items,
+                              const std::optional<std::string>& next_cursor, bool data_key) {
+  json::Writer w;
+  w.begin_object();
+  w.key(data_key ? "data" : "items");
+  json::write_value(w, items);
+  w.key("nextCursor");
+  json::write_value(w, Nullable<std::string>(next_cursor));
+  w.end_object();
+  return w.take();
+}
+
 std::vector<UserInput> to_user_inputs(const std::vector<InputItem>& items) {
   std::vector<UserInput> out;
   out.reserve(items.size());

@@ -10,6 +10,7 @@
 #include "protocol/config.hpp"
 #include "protocol/event_msgs.hpp"
 #include "protocol/items.hpp"
+#include "protocol/model_catalog.hpp"
 #include "protocol/policy.hpp"
 #include "protocol/reflect.hpp"
 
@@ -209,6 +210,14 @@ struct EventNotification {
   std::string conversationId;
   LLMX_FIELDS(v("id", s.id); v("msg", s.msg); v("conversationId", s.conversationId))
 };
+
+// The same params written straight from the event (no copy of it; listeners get one per event).
+std::string event_notification_params(const Event& ev, const std::string& conversation_id);
+
+// `model/list` result: the MCP server answers `items` (seed), the app server `data`
+// (reference), DECISIONS P8.
+std::string model_list_result(const std::vector<models::ModelPreset>& items,
+                              const std::optional<std::string>& next_cursor, bool data_key);
 
 // Server → client approval requests of the v1 API (protocol.md §3.5).
 struct ExecCommandApprovalParams {

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "protocol/event_msgs.hpp"
 #include "protocol/json_codec.hpp"
 #include "protocol/json_reader.hpp"
+#include "protocol/thread_index.hpp"
 
 namespace llmx::v2 {
 
@@ -64,6 +66,16 @@ void read_json(json::Element e, UserInputV2& x) {
 
 void write_json(json::Writer& w, const ThreadItem& x) { w.raw(x.json.text); }
 void read_json(json::Element e, ThreadItem& x) { x.json = RawJson{json::to_text(e)}; }
+
+std::string preview_from_initial_messages(const std::optional<RawJson>& initial_messages) {
+  if (!initial_messages) return {};
+  try {
+    for (const auto& e : json::parse_as<std::vector<EventMsg>>(initial_messages->text))
+      if (auto* u = e.get_if<UserMessageEvent>()) return threads::preview_of(u->message);
+  } catch (const json::DecodeError&) {
+  }
+  return {};
+}
 
 ThreadItem user_message_item(const std::string& id, const std::vector<UserInput>& content) {
   json::Writer w;

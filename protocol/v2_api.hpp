@@ -123,6 +123,10 @@ struct ThreadItem {
 void write_json(json::Writer& w, const ThreadItem& x);
 void read_json(json::Element e, ThreadItem& x);
 
+// A resumed thread's preview: the §9.5 preview of the first user_message among its recorded
+// events (session_configured.initial_messages), "" when none.
+std::string preview_from_initial_messages(const std::optional<RawJson>& initial_messages);
+
 // The user message item of a turn.
 ThreadItem user_message_item(const std::string& id, const std::vector<UserInput>& content);
 
