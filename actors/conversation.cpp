@@ -134,7 +134,7 @@ rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
   meta.timestamp = rollout::format_timestamp(std::chrono::system_clock::now());
   meta.cwd = cfg.cwd;
   if (cfg.user_instructions) meta.instructions = *cfg.user_instructions;
-  meta.source = RawJson{json::to_json(cfg.session_source)};
+  meta.source = JsonOf<SessionSource>{json::to_json(cfg.session_source)};
   meta.model_provider = cfg.provider.id;
   return meta;
 }

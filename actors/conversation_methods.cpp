@@ -153,8 +153,8 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     p.command = ex->command;
     p.cwd = ex->cwd;
     p.reason = ex->reason;
-    if (ex->risk) p.risk = RawJson{json::to_json(*ex->risk)};
-    p.parsedCmd = RawJson{json::to_json(ex->parsed_cmd)};
+    p.risk = ex->risk;
+    p.parsedCmd = ex->parsed_cmd;
     auto rid = st.next_request_id++;
     st.approvals[rid] = SessionState::PendingApproval{conv->second, ex->call_id, false};
     add_line(lines, st.rpc.request(rpc::Id::from_int(rid), "execCommandApproval", json::to_json(p)));
@@ -162,7 +162,7 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     api::ApplyPatchApprovalParams p;
     p.conversationId = conversation_id;
     p.callId = pa->call_id;
-    p.fileChanges = RawJson{json::to_json(pa->changes)};
+    p.fileChanges = pa->changes;
     p.reason = pa->reason;
     p.grantRoot = pa->grant_root;
     auto rid = st.next_request_id++;

@@ -236,7 +236,7 @@ bool on_event(session_ptr self, const std::string& conversation_id, const Event&
   } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
     // A cancelled request gets no reply at all (MCP cancellation rules, P6).
     if (!call.answered && !call.cancelled)
-      reply_now(mcp::tool_result(ce_id, "Turn aborted: " + aborted->reason, true));
+      reply_now(mcp::tool_result(ce_id, "Turn aborted: " + std::string(enum_name(aborted->reason)), true));
     call_ended(self, ce_id);
     return true;
   }

@@ -157,7 +157,7 @@ struct LoadedThread {
   std::string id;
   std::string path;
   std::vector<ResponseItem> history;
-  RawJson initial_messages{"[]"};  // the persisted events, a JSON array
+  JsonOf<RecordedEvents> initial_messages{"[]"};  // the persisted events
   bool has_user_message = false;
   std::vector<std::string> warnings;  // skipped lines, a cut last line
   LLMX_FIELDS(v("id", s.id); v("path", s.path); v("history", s.history);

@@ -188,7 +188,7 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
           out.id = loaded.meta->id;
           out.path = path;
           out.history = std::move(loaded.history);
-          out.initial_messages = RawJson{json::to_json(loaded.events)};
+          out.initial_messages = JsonOf<RecordedEvents>{json::to_json(loaded.events)};
           for (const auto& ev : loaded.events)
             if (ev.is<UserMessageEvent>()) out.has_user_message = true;
           out.warnings = std::move(loaded.warnings);

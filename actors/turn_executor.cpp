@@ -90,7 +90,7 @@ void end_task(executor_ptr self, bool aborted) {
   // Linked helpers ignore a normal exit: end the command runner explicitly (kills children).
   if (st.exec) self->send_exit(*st.exec, caf::exit_reason::user_shutdown);
   if (aborted)
-    emit(self, TurnAbortedEvent{"interrupted"});
+    emit(self, TurnAbortedEvent{TurnAbortReason::interrupted});
   else if (st.spec.compact_only)
     emit(self, TaskCompleteEvent{});
   else

@@ -212,7 +212,7 @@ ConversationSummary summary_from(const threads::ThreadSummary& t, const std::str
   s.modelProvider = t.model_provider.value_or(default_provider);
   s.cwd = t.cwd;
   s.cliVersion = t.cli_version;
-  s.source = !t.source.empty() && t.source.front() == '{' ? RawJson{t.source} : RawJson{json::to_json(t.source)};
+  s.source = JsonOf<SessionSource>{!t.source.empty() && t.source.front() == '{' ? t.source : json::to_json(t.source)};
   if (t.git) s.gitInfo = GitInfoWire{t.git->commit_hash, t.git->branch, t.git->repository_url};
   return s;
 }

@@ -74,7 +74,7 @@ caf::error value(Inspector& f, T& x) {
     if (auto err = call(f, raw)) return err;
     if constexpr (Inspector::writes_state) x = static_cast<T>(raw);
     return caf::none;
-  } else if constexpr (std::is_same_v<T, RawJson>) {
+  } else if constexpr (is_raw_json_v<T>) {
     return call(f, x.text);
   } else if constexpr (is_complex_vector<T>::value) {
     uint64_t n = x.size();

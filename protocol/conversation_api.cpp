@@ -88,16 +88,10 @@ std::string event_notification_params(const Event& ev, const std::string& conver
   return w.take();
 }
 
-std::string model_list_result(const std::vector<models::ModelPreset>& items,
-                              const std::optional<std::string>& next_cursor, bool data_key) {
-  json::Writer w;
-  w.begin_object();
-  w.key(data_key ? "data" : "items");
-  json::write_value(w, items);
-  w.key("nextCursor");
-  json::write_value(w, Nullable<std::string>(next_cursor));
-  w.end_object();
-  return w.take();
+std::string model_list_result(std::vector<models::ModelPreset> items, const std::optional<std::string>& next_cursor,
+                              bool data_key) {
+  if (data_key) return json::to_json(ModelListData{std::move(items), next_cursor});
+  return json::to_json(McpModelListResult{std::move(items), next_cursor});
 }
 
 std::vector<UserInput> to_user_inputs(const std::vector<InputItem>& items) {

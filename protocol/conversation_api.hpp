@@ -61,7 +61,7 @@ struct ConversationSummary {
   std::string modelProvider;
   std::string cwd;
   std::string cliVersion;
-  RawJson source{"\"vscode\""};
+  JsonOf<SessionSource> source{"\"vscode\""};
   Nullable<GitInfoWire> gitInfo;
   LLMX_FIELDS(v("conversationId", s.conversationId); v("path", s.path); v("preview", s.preview);
               v("timestamp", s.timestamp); v("modelProvider", s.modelProvider); v("cwd", s.cwd);
@@ -85,7 +85,7 @@ struct ResumeConversationParams {
 struct ResumeConversationResult {
   std::string conversationId;
   std::string model;
-  Nullable<RawJson> initialMessages;
+  Nullable<JsonOf<RecordedEvents>> initialMessages;
   std::string rolloutPath;
   LLMX_FIELDS(v("conversationId", s.conversationId); v("model", s.model);
               v("initialMessages", s.initialMessages); v("rolloutPath", s.rolloutPath))
@@ -98,7 +98,7 @@ struct SessionConfiguredNotification {
   Nullable<std::string> reasoningEffort;
   int64_t historyLogId = 0;
   int64_t historyEntryCount = 0;
-  Nullable<RawJson> initialMessages;
+  Nullable<JsonOf<RecordedEvents>> initialMessages;
   std::string rolloutPath;
   LLMX_FIELDS(v("sessionId", s.sessionId); v("model", s.model); v("reasoningEffort", s.reasoningEffort);
               v("historyLogId", s.historyLogId); v("historyEntryCount", s.historyEntryCount);
@@ -183,7 +183,7 @@ struct ConversationIdParams {
 };
 
 struct InterruptConversationResult {
-  std::string abortReason;
+  TurnAbortReason abortReason = TurnAbortReason::interrupted;
   LLMX_FIELDS(v("abortReason", s.abortReason))
 };
 
@@ -216,8 +216,18 @@ std::string event_notification_params(const Event& ev, const std::string& conver
 
 // `model/list` result: the MCP server answers `items` (seed), the app server `data`
 // (reference), DECISIONS P8.
-std::string model_list_result(const std::vector<models::ModelPreset>& items,
-                              const std::optional<std::string>& next_cursor, bool data_key);
+struct ModelListData {
+  std::vector<models::ModelPreset> data;
+  Nullable<std::string> nextCursor;
+  LLMX_FIELDS(v("data", s.data); v("nextCursor", s.nextCursor))
+};
+struct McpModelListResult {
+  std::vector<models::ModelPreset> items;
+  Nullable<std::string> nextCursor;
+  LLMX_FIELDS(v("items", s.items); v("nextCursor", s.nextCursor))
+};
+std::string model_list_result(std::vector<models::ModelPreset> items, const std::optional<std::string>& next_cursor,
+                              bool data_key);
 
 // Server → client approval requests of the v1 API (protocol.md §3.5).
 struct ExecCommandApprovalParams {
@@ -226,8 +236,8 @@ struct ExecCommandApprovalParams {
   std::vector<std::string> command;
   std::string cwd;
   Nullable<std::string> reason;
-  Nullable<RawJson> risk;
-  RawJson parsedCmd{"[]"};
+  Nullable<SandboxCommandAssessment> risk;
+  std::vector<ParsedCommand> parsedCmd;
   LLMX_FIELDS(v("conversationId", s.conversationId); v("callId", s.callId); v("command", s.command);
               v("cwd", s.cwd); v("reason", s.reason); v("risk", s.risk); v("parsedCmd", s.parsedCmd))
 };
@@ -235,7 +245,7 @@ struct ExecCommandApprovalParams {
 struct ApplyPatchApprovalParams {
   std::string conversationId;
   std::string callId;
-  RawJson fileChanges{"{}"};
+  std::map<std::string, FileChange> fileChanges;
   Nullable<std::string> reason;
   Nullable<std::string> grantRoot;
   LLMX_FIELDS(v("conversationId", s.conversationId); v("callId", s.callId); v("fileChanges", s.fileChanges);

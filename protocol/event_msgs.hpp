@@ -16,7 +16,23 @@ LLMX_TAGGED_STRING(AgentReasoningDeltaEvent, "agent_reasoning_delta", delta)
 LLMX_TAGGED_STRING(AgentReasoningRawContentEvent, "agent_reasoning_raw_content", text)
 LLMX_TAGGED_STRING(AgentReasoningRawContentDeltaEvent, "agent_reasoning_raw_content_delta", delta)
 LLMX_TAGGED_STRING(TurnDiffEvent, "turn_diff", unified_diff)
-LLMX_TAGGED_STRING(TurnAbortedEvent, "turn_aborted", reason)  // interrupted | replaced | review_ended
+
+enum class TurnAbortReason { interrupted, replaced, review_ended };
+template <>
+struct EnumTraits<TurnAbortReason> {
+  static constexpr std::array<std::pair<TurnAbortReason, std::string_view>, 3> values{{
+      {TurnAbortReason::interrupted, "interrupted"},
+      {TurnAbortReason::replaced, "replaced"},
+      {TurnAbortReason::review_ended, "review_ended"},
+  }};
+};
+LLMX_TAGGED(TurnAbortedEvent, "turn_aborted", TurnAbortReason reason = TurnAbortReason::interrupted;
+           LLMX_FIELDS(v("reason", s.reason)))
+
+// The events a resumed session replays (`initial_messages`): a JSON array of EventMsg, kept as
+// text because EventMsg cannot contain itself; this type gives that text its schema.
+struct RecordedEvents {};
+schema::Node json_schema(const RecordedEvents*, schema::Context& c);
 
 LLMX_TAGGED(AgentReasoningSectionBreakEvent, "agent_reasoning_section_break", LLMX_NO_FIELDS)
 LLMX_TAGGED(ShutdownCompleteEvent, "shutdown_complete", LLMX_NO_FIELDS)
@@ -37,8 +53,8 @@ LLMX_TAGGED(UserMessageEvent, "user_message", std::string message; std::vector<s
 LLMX_TAGGED(SessionConfiguredEvent, "session_configured", std::string session_id; std::string model;
            std::optional<std::string> reasoning_effort; uint64_t history_log_id = 0;
            uint64_t history_entry_count = 0;
-           // Resumed sessions only: the recorded events, a JSON array (EventMsg nests itself).
-           std::optional<RawJson> initial_messages; std::string rollout_path;
+           // Resumed sessions only: the recorded events.
+           std::optional<JsonOf<RecordedEvents>> initial_messages; std::string rollout_path;
            // llmx: present when the configured sandbox cannot be enforced here (DECISIONS E11).
            std::optional<std::string> sandbox_warning;
            LLMX_FIELDS(v("session_id", s.session_id); v("model", s.model);
@@ -67,9 +83,19 @@ LLMX_TAGGED(ExecCommandEndEvent, "exec_command_end", std::string call_id; std::s
                        v("exit_code", s.exit_code); v("duration", s.duration);
                        v("formatted_output", s.formatted_output, Field::defaulted)))
 
+enum class RiskLevel { low, medium, high };
+template <>
+struct EnumTraits<RiskLevel> {
+  static constexpr std::array<std::pair<RiskLevel, std::string_view>, 3> values{{
+      {RiskLevel::low, "low"},
+      {RiskLevel::medium, "medium"},
+      {RiskLevel::high, "high"},
+  }};
+};
+
 struct SandboxCommandAssessment {
   std::string description;
-  std::string risk_level;  // low | medium | high
+  RiskLevel risk_level = RiskLevel::low;
   LLMX_FIELDS(v("description", s.description); v("risk_level", s.risk_level))
 };
 

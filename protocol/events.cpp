@@ -24,6 +24,19 @@ schema::Node json_schema(const Base64Bytes*, schema::Context&) {
   return n;
 }
 
+schema::Node json_schema(const SessionSource*, schema::Context&) {
+  using namespace schema;
+  Node named = enum_strings({"cli", "vscode", "exec", "mcp", "unknown"});
+  Node subagent = one_of({enum_strings({"review", "compact"}), object({prop("other", string())})});
+  return one_of({named, object({prop("subagent", subagent)}, "SubagentSessionSource")});
+}
+
+schema::Node json_schema(const RecordedEvents*, schema::Context& c) {
+  schema::Node n = schema::node_of<std::vector<EventMsg>>(c);
+  n.inline_type = true;
+  return n;
+}
+
 void read_json(json::Element e, Base64Bytes& x) {
   if (!e.is_string()) json::type_error(e, "base64 string");
   auto decoded = base64::decode(e.get_string().value_unsafe());

@@ -99,9 +99,19 @@ struct FileUpdate {
 };
 using FileChange = Tagged<FileAdd, FileDelete, FileUpdate>;
 
+enum class StepStatus { pending, in_progress, completed };
+template <>
+struct EnumTraits<StepStatus> {
+  static constexpr std::array<std::pair<StepStatus, std::string_view>, 3> values{{
+      {StepStatus::pending, "pending"},
+      {StepStatus::in_progress, "in_progress"},
+      {StepStatus::completed, "completed"},
+  }};
+};
+
 struct PlanItem {
   std::string step;
-  std::string status;  // pending | in_progress | completed
+  StepStatus status = StepStatus::pending;
   LLMX_FIELDS(v("step", s.step); v("status", s.status))
 };
 
@@ -146,6 +156,12 @@ struct Node;
 class Context;
 }  // namespace schema
 schema::Node json_schema(const Base64Bytes*, schema::Context& c);  // a string, see schema_gen.hpp
+
+// Where a session was started (protocol.md §3.2): "cli", "vscode", "exec", "mcp", "unknown", or
+// {"subagent": "review" | "compact" | {"other": name}}. Stored and passed on as JSON text
+// (JsonOf<SessionSource>); this type only gives that text its schema.
+struct SessionSource {};
+schema::Node json_schema(const SessionSource*, schema::Context& c);
 
 }  // namespace llmx
 

@@ -60,7 +60,7 @@ void write_value(Writer& w, const T& x) {
     w.number(static_cast<uint64_t>(x));
   } else if constexpr (std::is_floating_point_v<T>) {
     w.number(static_cast<double>(x));
-  } else if constexpr (std::is_same_v<T, RawJson>) {
+  } else if constexpr (is_raw_json_v<T>) {
     w.raw(x.text.empty() ? std::string_view("null") : std::string_view(x.text));
   } else if constexpr (EnumWithNames<T>) {
     w.string(enum_name(x));
@@ -139,7 +139,7 @@ void read_fields(Object o, T& x) {
       if constexpr (is_optional<M>::value || is_nullable<M>::value) {
         m.reset();
         return;
-      } else if constexpr (std::is_same_v<M, RawJson>) {
+      } else if constexpr (is_raw_json_v<M>) {
         m.text = "null";
         return;
       } else {
@@ -179,7 +179,7 @@ void read_value(Element e, T& x) {
   } else if constexpr (std::is_floating_point_v<T>) {
     if (!e.is_number()) type_error(e, "number");
     x = static_cast<T>(e.get_double().value_unsafe());
-  } else if constexpr (std::is_same_v<T, RawJson>) {
+  } else if constexpr (is_raw_json_v<T>) {
     x.text = to_text(e);
   } else if constexpr (EnumWithNames<T>) {
     if (!e.is_string()) type_error(e, "string");

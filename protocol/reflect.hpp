@@ -16,6 +16,8 @@
 //   std::optional<T>  omitted when empty; may be absent or null on input
 //   Nullable<T>       written as null when empty; may be absent or null on input
 //   RawJson           any JSON value, kept as compact text
+//   JsonOf<T>         JSON text already encoded from a T (passed through like RawJson); the
+//                     schema describes it as a T, so pre-encoded fields stay typed in the export
 //   OneOf<Ts...>      internally tagged union: {"type": T::kind, ...T's fields}
 //   Tagged<Ts...>     externally tagged union: {"<T::kind>": {...T's fields}}
 //   enums             strings, through EnumTraits<E>
@@ -59,6 +61,19 @@ struct RawJson {
   bool is_null() const { return text == "null"; }
   friend bool operator==(const RawJson&, const RawJson&) = default;
 };
+
+// Compact JSON text that holds an encoded T. Used where the value is produced as JSON once and
+// passed through (event replays, recursive types), while the exported schema still says T.
+template <class T>
+struct JsonOf : RawJson {
+  using schema_type = T;
+  JsonOf() = default;
+  explicit JsonOf(std::string encoded) : RawJson{std::move(encoded)} {}
+};
+
+// RawJson and every JsonOf<T>: JSON text kept as it is.
+template <class T>
+inline constexpr bool is_raw_json_v = std::is_base_of_v<RawJson, T>;
 
 // An internally tagged union. Each alternative declares `static constexpr std::string_view kind`.
 template <class... Ts>

@@ -40,7 +40,7 @@ struct SessionMeta {
   std::string originator = std::string(kOriginator);
   std::string cli_version = std::string(kCliVersion);
   Nullable<std::string> instructions;  // written as null when absent
-  RawJson source{"\"vscode\""};
+  JsonOf<SessionSource> source{"\"vscode\""};
   std::optional<std::string> model_provider;
   std::optional<GitInfo> git;
   LLMX_FIELDS(v("id", s.id); v("timestamp", s.timestamp); v("cwd", s.cwd);

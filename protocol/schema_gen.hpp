@@ -165,7 +165,7 @@ Node fields_object(Context& c, std::optional<std::string_view> tag = std::nullop
       p.omitted = true;
     } else {
       p.schema = node_of<M>(c);
-      p.required = !is_nullable<M>::value && !std::is_same_v<M, RawJson> && flag != Field::defaulted;
+      p.required = !is_nullable<M>::value && !is_raw_json_v<M> && flag != Field::defaulted;
     }
     props.push_back(std::move(p));
   });
@@ -218,6 +218,8 @@ Node node_of(Context& c) {
     return number();
   } else if constexpr (std::is_same_v<T, RawJson>) {
     return any();
+  } else if constexpr (is_raw_json_v<T>) {
+    return node_of<typename T::schema_type>(c);  // JsonOf<T>: pre-encoded, described as a T
   } else if constexpr (is_vector<T>::value) {
     return array(node_of<typename T::value_type>(c));
   } else if constexpr (is_string_map<T>::value) {

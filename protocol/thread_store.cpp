@@ -404,7 +404,7 @@ void write_synthetic_rollout(const std::string& home, std::chrono::system_clock:
   meta.id = id;
   meta.timestamp = rollout::format_timestamp(t);
   meta.cwd = "/tmp";
-  meta.source = RawJson{source.starts_with("{") ? source : json::to_json(source)};
+  meta.source = JsonOf<SessionSource>{source.starts_with("{") ? source : json::to_json(source)};
   if (!provider.empty()) meta.model_provider = provider;
   std::string data = rollout::encode_line(t, meta) + "\n";
   if (!user_text.empty()) {

@@ -67,7 +67,7 @@ void read_json(json::Element e, UserInputV2& x) {
 void write_json(json::Writer& w, const ThreadItem& x) { w.raw(x.json.text); }
 void read_json(json::Element e, ThreadItem& x) { x.json = RawJson{json::to_text(e)}; }
 
-std::string preview_from_initial_messages(const std::optional<RawJson>& initial_messages) {
+std::string preview_from_initial_messages(const std::optional<JsonOf<RecordedEvents>>& initial_messages) {
   if (!initial_messages) return {};
   try {
     for (const auto& e : json::parse_as<std::vector<EventMsg>>(initial_messages->text))

@@ -125,15 +125,30 @@ void read_json(json::Element e, ThreadItem& x);
 
 // A resumed thread's preview: the §9.5 preview of the first user_message among its recorded
 // events (session_configured.initial_messages), "" when none.
-std::string preview_from_initial_messages(const std::optional<RawJson>& initial_messages);
+std::string preview_from_initial_messages(const std::optional<JsonOf<RecordedEvents>>& initial_messages);
 
 // The user message item of a turn.
 ThreadItem user_message_item(const std::string& id, const std::vector<UserInput>& content);
 
+enum class TurnStatus { completed, interrupted, failed, in_progress };
+}  // namespace llmx::v2
+namespace llmx {
+template <>
+struct EnumTraits<v2::TurnStatus> {
+  static constexpr std::array<std::pair<v2::TurnStatus, std::string_view>, 4> values{{
+      {v2::TurnStatus::completed, "completed"},
+      {v2::TurnStatus::interrupted, "interrupted"},
+      {v2::TurnStatus::failed, "failed"},
+      {v2::TurnStatus::in_progress, "inProgress"},
+  }};
+};
+}  // namespace llmx
+namespace llmx::v2 {
+
 struct Turn {
   std::string id;
   std::vector<ThreadItem> items;
-  std::string status = "inProgress";  // completed | interrupted | failed | inProgress
+  TurnStatus status = TurnStatus::in_progress;
   Nullable<TurnError> error;
   LLMX_FIELDS(v("id", s.id); v("items", s.items); v("status", s.status); v("error", s.error))
 };

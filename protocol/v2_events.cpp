@@ -107,12 +107,12 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     TurnCompletedNotification n;
     n.turn.id = ev.id;
     if (msg.is<TurnAbortedEvent>()) {
-      n.turn.status = "interrupted";
+      n.turn.status = TurnStatus::interrupted;
     } else if (error_) {
-      n.turn.status = "failed";
+      n.turn.status = TurnStatus::failed;
       n.turn.error = TurnError{*error_};
     } else {
-      n.turn.status = "completed";
+      n.turn.status = TurnStatus::completed;
     }
     n.usage = Usage{last_usage_.input_tokens, last_usage_.cached_input_tokens, last_usage_.output_tokens};
     out.push_back({"turn/completed", json::to_json(n)});

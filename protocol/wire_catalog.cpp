@@ -123,8 +123,9 @@ void add_app_server(Registry& reg) {
 
 }  // namespace
 
-// wire_catalog_v2.cpp
+// wire_catalog_v2.cpp, wire_catalog_methods.cpp
 void add_v2_catalog(Registry& reg);
+void add_method_catalog(Registry& reg);
 
 namespace {
 
@@ -135,6 +136,7 @@ Registry build_catalog() {
   add_mcp(reg);
   add_app_server(reg);
   add_v2_catalog(reg);
+  add_method_catalog(reg);
   return reg;
 }
 

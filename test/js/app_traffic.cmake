@@ -1,14 +1,16 @@
-# Runs the app-server integration tests with LLMX_TRAFFIC_LOG, exports the schema bundle with
-# `llmx app-server generate-json-schema`, and validates every captured line with ajv.
+# Runs every integration test with LLMX_TRAFFIC_LOG / LLMX_MCP_TRAFFIC_LOG, exports the schema
+# bundle with `llmx app-server generate-json-schema`, and validates every captured line with ajv:
+# the app server's whole traffic, and the mcp-server's conversation methods and llmx/event
+# notifications (--mcp: the MCP protocol's own messages are the SDK client test's business).
 set(traffic ${JS_DIR}/app_server.traffic.jsonl)
+set(mcp_traffic ${JS_DIR}/mcp_server.traffic.jsonl)
 set(schema ${JS_DIR}/app_server_schema)
-file(REMOVE ${traffic})
+file(REMOVE ${traffic} ${mcp_traffic})
 file(REMOVE_RECURSE ${schema})
-execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic}
-                        ${TESTS} "-tc=app-server*,200 conversations at once through one app-server*"
-                RESULT_VARIABLE rc)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic} LLMX_MCP_TRAFFIC_LOG=${mcp_traffic}
+                        ${TESTS} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the app-server integration tests failed (${rc})")
+  message(FATAL_ERROR "the integration tests failed (${rc})")
 endif()
 execute_process(COMMAND ${LLMX} app-server generate-json-schema --out ${schema} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -19,4 +21,10 @@ execute_process(COMMAND ${NODE} ${JS_DIR}/validate_traffic.mjs ${schema}/llmx_ap
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "captured app-server traffic does not match the exported schema (${rc})")
+endif()
+execute_process(COMMAND ${NODE} ${JS_DIR}/validate_traffic.mjs ${schema}/llmx_app_server_protocol.schemas.json
+                        ${mcp_traffic} --trust-client --mcp
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "captured mcp-server traffic does not match the exported schema (${rc})")
 endif()

@@ -38,9 +38,16 @@
 //     Results with no findable type are counted as unchecked, not failed.
 //   * error responses: the envelope only.
 //
+// --mcp (traffic of `llmx mcp-server`): the MCP protocol's own methods (initialize, ping, tools/*,
+// resources/*, prompts/*, logging/*, completion/*, notifications/*, elicitation/create) are not in
+// the bundle and are skipped (the MCP SDK client test checks them); everything else — the
+// conversation methods (P1), `llmx/event` and the approval requests — is checked as above, with
+// `model/list` answered in the MCP server's `items` shape (McpModelListResponse, DECISIONS P8).
+//
 // Traffic lines are bare JSON-RPC messages, one per line (blank lines are skipped), or wrapped as
-// {"from": "client" | "server", "message": {...}} to say who sent them (ids of client and server
-// requests are then kept apart). Any JSON-RPC envelope is accepted, with or without "jsonrpc".
+// {"from": "client" | "server", "conn"?: <any>, "message": {...}} to say who sent them (ids of
+// client and server requests are then kept apart) and on which connection (ids of different
+// connections never answer each other). Any JSON-RPC envelope is accepted, with or without "jsonrpc".
 // Unknown "format"s in the bundle are added as no-ops (uint* as non-negative integers).
 // Exit status: 0 all good, 1 validation failures (or an empty traffic file), 2 usage / unreadable input.
 
@@ -219,13 +226,22 @@ function envelopeError(msg) {
 }
 
 // Validates traffic `text` (JSONL) against `bundle`; returns {errors, warnings, stats}.
-export function validateTraffic(bundle, text, { allowUnknownMethods = false, trustClient = false } = {}) {
+const MCP_OWN_METHOD = /^(initialize|ping|tools\/.*|resources\/.*|prompts\/.*|logging\/.*|completion\/.*|notifications\/.*|elicitation\/create)$/;
+const MCP_RESPONSES = { 'model/list': '#/definitions/McpModelListResponse' };
+
+export function validateTraffic(bundle, text, { allowUnknownMethods = false, trustClient = false, mcp = false } = {}) {
   const v = new Validator(bundle);
   const errors = [];
   const warnings = [...v.warnings];
-  const stats = { messages: 0, requests: 0, notifications: 0, responses: 0, errorResponses: 0, resultsChecked: 0, resultsUnchecked: 0, events: 0 };
+  const stats = { messages: 0, requests: 0, notifications: 0, responses: 0, errorResponses: 0, resultsChecked: 0, resultsUnchecked: 0, events: 0, mcpSkipped: 0 };
   const unchecked = new Set();
-  const pending = new Map(); // "<from>|<id json>" -> {method, variant}
+  // "<from>|<id json>" -> [{method, variant}...]: requests awaiting their result, oldest first (a
+  // client may reuse an id while the first request is still open; the bad-input tests do).
+  const pending = new Map();
+  const addPending = (key, req) => {
+    if (!pending.has(key)) pending.set(key, []);
+    pending.get(key).push(req);
+  };
   const hasEnvelope = v.has('#/definitions/JSONRPCMessage');
   if (!hasEnvelope) warnings.push('no definitions.JSONRPCMessage; using the built-in envelope check');
   const eventMsg = v.has('#/definitions/EventMsg') ? '#/definitions/EventMsg' : v.has('#/definitions/v2/EventMsg') ? '#/definitions/v2/EventMsg' : undefined;
@@ -244,8 +260,10 @@ export function validateTraffic(bundle, text, { allowUnknownMethods = false, tru
       return;
     }
     let from;
+    let conn = '';
     if (msg && typeof msg === 'object' && !('method' in msg) && !('id' in msg) && msg.message && typeof msg.message === 'object') {
       from = msg.from;
+      if (msg.conn !== undefined) conn = JSON.stringify(msg.conn);
       if (from !== 'client' && from !== 'server') {
         fail(`wrapped line with "from" ${JSON.stringify(from)} (expected "client" or "server")`);
         return;
@@ -257,7 +275,7 @@ export function validateTraffic(bundle, text, { allowUnknownMethods = false, tru
     if (trustClient && from === 'client') {
       if (msg && typeof msg.method === 'string' && 'id' in msg) {
         const variants = v.findVariants('request', from, msg.method);
-        pending.set(`client|${JSON.stringify(msg.id)}`, { method: msg.method, variant: variants[0] });
+        addPending(`${conn}|client|${JSON.stringify(msg.id)}`, { method: msg.method, variant: variants[0], mcpOwn: mcp && MCP_OWN_METHOD.test(msg.method) });
       }
       return;
     }
@@ -275,9 +293,15 @@ export function validateTraffic(bundle, text, { allowUnknownMethods = false, tru
 
     if (typeof msg.method === 'string') {
       const kind = 'id' in msg ? 'request' : 'notification';
+      if (mcp && MCP_OWN_METHOD.test(msg.method)) {
+        stats.mcpSkipped++;
+        if (kind === 'request') addPending(`${conn}|${from ?? ''}|${JSON.stringify(msg.id)}`, { method: msg.method, mcpOwn: true });
+        return;
+      }
       stats[kind === 'request' ? 'requests' : 'notifications']++;
+      if (kind === 'notification' && /^llmx\/event(\/|$)/.test(msg.method)) stats.events++;
       const variants = v.findVariants(kind, from, msg.method);
-      if (kind === 'request') pending.set(`${from ?? ''}|${JSON.stringify(msg.id)}`, { method: msg.method, variant: variants[0] });
+      if (kind === 'request') addPending(`${conn}|${from ?? ''}|${JSON.stringify(msg.id)}`, { method: msg.method, variant: variants[0] });
       if (variants.length > 0) {
         // With two unions defining the same method (no direction given), one match is enough.
         const results = variants.map((vr) => [vr, v.check(vr.pointer, msg)]);
@@ -287,7 +311,6 @@ export function validateTraffic(bundle, text, { allowUnknownMethods = false, tru
       }
       const ev = /^llmx\/event(?:\/(.+))?$/.exec(msg.method);
       if (kind === 'notification' && ev && eventMsg) {
-        stats.events++;
         const m = msg.params?.msg;
         if (!m || typeof m !== 'object') fail(`${msg.method}: params.msg is missing`);
         else {
@@ -312,10 +335,20 @@ export function validateTraffic(bundle, text, { allowUnknownMethods = false, tru
     }
     // The request came from the other side.
     const other = from === 'client' ? 'server' : from === 'server' ? 'client' : '';
-    const key = `${other}|${JSON.stringify(msg.id)}`;
-    const req = pending.get(key);
-    pending.delete(key);
-    const pointer = req && v.responsePointer(req.method, req.variant);
+    const key = `${conn}|${other}|${JSON.stringify(msg.id)}`;
+    const open = pending.get(key) ?? [];
+    const pointerOf = (req) => (mcp && MCP_RESPONSES[req.method] && v.has(MCP_RESPONSES[req.method]) ? MCP_RESPONSES[req.method] : undefined) ??
+                               v.responsePointer(req.method, req.variant);
+    // The oldest open request this result answers: the first whose response type it matches.
+    let at = open.findIndex((r) => r.mcpOwn || (pointerOf(r) && !v.check(pointerOf(r), msg.result)));
+    if (at < 0) at = 0;
+    const req = open.splice(at, 1)[0];
+    if (open.length === 0) pending.delete(key);
+    if (req?.mcpOwn) {
+      stats.mcpSkipped++;
+      return;
+    }
+    const pointer = req && pointerOf(req);
     if (!pointer) {
       stats.resultsUnchecked++;
       unchecked.add(req ? req.method : `(no request with id ${JSON.stringify(msg.id)} before this line)`);
@@ -429,6 +462,19 @@ function selfTest() {
     if (!r.errors.some((e) => e.includes(expected)))
       problems.push(`bad sample ${JSON.stringify(text)}: expected an error containing ${JSON.stringify(expected)}, got ${JSON.stringify(r.errors)}`);
   }
+  const mcpLines = [
+    { from: 'client', message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } } },
+    { from: 'server', message: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: {} } } },
+    { from: 'server', message: { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: { message: 'ok?' } } },
+    { from: 'server', message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } },
+    { from: 'server', message: { jsonrpc: '2.0', method: 'llmx/event', params: { _meta: { requestId: 1 }, id: '1', msg: { type: 'agent_message_delta', delta: 'hi' } } } },
+  ].map((m) => JSON.stringify(m)).join('\n');
+  const mcpOk = validateTraffic(bundle, mcpLines, { mcp: true, trustClient: true });
+  if (mcpOk.errors.length || mcpOk.stats.mcpSkipped !== 3 || mcpOk.stats.events !== 1)
+    problems.push(`--mcp: ${JSON.stringify(mcpOk)}`);
+  const mcpBad = validateTraffic(bundle, mcpLines.replace('"delta":"hi"', '"delta":5'), { mcp: true, trustClient: true });
+  if (!mcpBad.errors.some((e) => e.includes('params.msg does not match')))
+    problems.push(`--mcp with a bad llmx/event: ${JSON.stringify(mcpBad.errors)}`);
   const lenient = validateTraffic(bundle, '{"id":5,"method":"no/such/method"}', { allowUnknownMethods: true });
   if (lenient.errors.length || !lenient.warnings.some((w) => w.includes('no/such/method')))
     problems.push(`--allow-unknown-methods: ${JSON.stringify(lenient)}`);
@@ -453,10 +499,10 @@ function main(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const files = argv.filter((a) => !a.startsWith('--'));
   if (flags.has('--self-test')) return selfTest();
-  const known = new Set(['--allow-unknown-methods', '--quiet', '--trust-client']);
+  const known = new Set(['--allow-unknown-methods', '--quiet', '--trust-client', '--mcp']);
   const unknownFlag = [...flags].find((f) => !known.has(f));
   if (files.length !== 2 || unknownFlag) {
-    console.error('usage: node validate_traffic.mjs <schema-bundle.json> <traffic.jsonl> [--allow-unknown-methods] [--trust-client] [--quiet]\n' +
+    console.error('usage: node validate_traffic.mjs <schema-bundle.json> <traffic.jsonl> [--allow-unknown-methods] [--trust-client] [--mcp] [--quiet]\n' +
                   '       node validate_traffic.mjs --self-test');
     return 2;
   }
@@ -476,7 +522,7 @@ function main(argv) {
   let r;
   try {
     r = validateTraffic(bundle, text, { allowUnknownMethods: flags.has('--allow-unknown-methods'),
-                                        trustClient: flags.has('--trust-client') });
+                                        trustClient: flags.has('--trust-client'), mcp: flags.has('--mcp') });
   } catch (e) {
     console.error(`cannot use the schema bundle ${files[0]}: ${e.message}`);
     return 2;
@@ -484,7 +530,8 @@ function main(argv) {
   if (!flags.has('--quiet')) for (const w of r.warnings) console.error(`warning: ${w}`);
   const s = r.stats;
   const summary = `${s.messages} messages (${s.requests} requests, ${s.notifications} notifications incl. ${s.events} llmx/event, ` +
-                  `${s.responses} responses incl. ${s.errorResponses} errors; ${s.resultsChecked} results checked, ${s.resultsUnchecked} unchecked)`;
+                  `${s.responses} responses incl. ${s.errorResponses} errors; ${s.resultsChecked} results checked, ${s.resultsUnchecked} unchecked` +
+                  `${s.mcpSkipped ? `; ${s.mcpSkipped} MCP protocol messages left to the SDK test` : ''})`;
   if (r.errors.length) {
     console.error(`FAIL: ${r.errors.length} problem(s) in ${files[1]} against ${files[0]}:\n${r.errors.join('\n')}\n${summary}`);
     return 1;

@@ -274,12 +274,15 @@ McpClient::~McpClient() {
   proc_->wait(std::chrono::seconds(5));
 }
 
-// With LLMX_TRAFFIC_LOG set, app-server traffic is appended there as
-// {"from":"client"|"server","message":<line>} for schema validation (test/js/validate_traffic.mjs
-// --trust-client: the client's lines only type the results, bad-input tests send invalid ones).
+// With LLMX_TRAFFIC_LOG set, app-server traffic is appended there (and mcp-server traffic to
+// LLMX_MCP_TRAFFIC_LOG) as {"from":"client"|"server","message":<line>} for schema validation
+// (test/js/validate_traffic.mjs --trust-client: the client's lines only type the results,
+// bad-input tests send invalid ones).
 void McpClient::record(std::string_view from, std::string_view line) {
-  static const char* path = std::getenv("LLMX_TRAFFIC_LOG");
-  if (!path || !*path || !app_server_) return;
+  static const char* app_path = std::getenv("LLMX_TRAFFIC_LOG");
+  static const char* mcp_path = std::getenv("LLMX_MCP_TRAFFIC_LOG");
+  const char* path = app_server_ ? app_path : mcp_path;
+  if (!path || !*path) return;
   // Only lines that are JSON objects: bad-input tests send garbage on purpose.
   try {
     Message probe{std::string(line)};
@@ -287,7 +290,10 @@ void McpClient::record(std::string_view from, std::string_view line) {
   } catch (const std::exception&) {
     return;
   }
-  std::ofstream(path, std::ios::app) << R"({"from":")" << from << R"(","message":)" << line << "}\n";
+  // `conn` tells the validator which server process a line belongs to, so request ids of
+  // different processes (all starting at 1) never answer each other.
+  std::ofstream(path, std::ios::app) << R"({"from":")" << from << R"(","conn":)" << proc_->pid() << R"(,"message":)"
+                                     << line << "}\n";
 }
 
 void McpClient::send_line(std::string_view line) {

@@ -80,14 +80,14 @@ std::vector<Event> sample_events() {
                                                {"rm", "-rf", "x"},
                                                "/p",
                                                std::nullopt,
-                                               SandboxCommandAssessment{"deletes x", "high"},
+                                               SandboxCommandAssessment{"deletes x", RiskLevel::high},
                                                {}}});
   TokenCountEvent tc;
   tc.info = TokenUsageInfo{{10, 2, 3, 1, 13}, {5, 1, 2, 0, 7}, 128000};
   tc.rate_limits = RateLimitSnapshot{RateLimitWindow{42.5, 60, std::nullopt}, std::nullopt};
   evs.push_back({"8", tc});
   evs.push_back({"8", TokenCountEvent{}});
-  SessionConfiguredEvent sc{"sess", "m", std::string("high"), UINT64_MAX, 7, RawJson{R"([{"type":"x"}])"}, "/r"};
+  SessionConfiguredEvent sc{"sess", "m", std::string("high"), UINT64_MAX, 7, JsonOf<RecordedEvents>{R"([{"type":"x"}])"}, "/r"};
   evs.push_back({"", sc});
   evs.push_back({"", SessionConfiguredEvent{"s2", "m", std::nullopt, 0, 0, std::nullopt, ""}});
   evs.push_back({"9", ItemStartedEvent{"th", "tu",
@@ -100,7 +100,7 @@ std::vector<Event> sample_events() {
                                                          std::vector<ReasoningContent>{ReasoningText{"t"}},
                                                          std::string("enc")}}});
   evs.push_back({"9", RawResponseItemEvent{ReasoningItem{{}, std::nullopt, std::nullopt}}});
-  evs.push_back({"9", PlanUpdateEvent{std::nullopt, {{"step 1", "completed"}, {"step 2", "in_progress"}}}});
+  evs.push_back({"9", PlanUpdateEvent{std::nullopt, {{"step 1", StepStatus::completed}, {"step 2", StepStatus::in_progress}}}});
   evs.push_back({"9", PlanUpdateEvent{std::string("why"), {}}});
   evs.push_back({"9", UserMessageEvent{"hi", {"img1", "img2"}}});
   evs.push_back({"9", TaskStartedEvent{std::nullopt}});

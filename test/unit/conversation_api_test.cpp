@@ -9,7 +9,7 @@ using namespace llmx;
 
 TEST_CASE("conversation api: listener params equal the EventNotification encoding") {
   std::vector<Event> events{Event{"3", AgentMessageDeltaEvent{"he\"llo"}}, Event{"4", TaskCompleteEvent{}},
-                            Event{"", TurnAbortedEvent{"interrupted"}}};
+                            Event{"", TurnAbortedEvent{TurnAbortReason::interrupted}}};
   for (const auto& ev : events)
     CHECK(api::event_notification_params(ev, "conv-1") == json::to_json(api::EventNotification{ev.id, ev.msg, "conv-1"}));
 }
@@ -28,8 +28,8 @@ TEST_CASE("conversation api: model/list answers items (MCP) or data (app server)
 TEST_CASE("v2: a resumed thread's preview is the first recorded user message, with the marker rule") {
   std::vector<EventMsg> events{EventMsg{TaskStartedEvent{}}, EventMsg{UserMessageEvent{"ctx\n## My request for LLMX:\n  fix it ", {}}},
                                EventMsg{UserMessageEvent{"second", {}}}};
-  CHECK(v2::preview_from_initial_messages(RawJson{json::to_json(events)}) == "fix it");
+  CHECK(v2::preview_from_initial_messages(JsonOf<RecordedEvents>{json::to_json(events)}) == "fix it");
   CHECK(v2::preview_from_initial_messages(std::nullopt) == "");
-  CHECK(v2::preview_from_initial_messages(RawJson{"[]"}) == "");
-  CHECK(v2::preview_from_initial_messages(RawJson{"[{\"type\":\"bogus\"}]"}) == "");
+  CHECK(v2::preview_from_initial_messages(JsonOf<RecordedEvents>{"[]"}) == "");
+  CHECK(v2::preview_from_initial_messages(JsonOf<RecordedEvents>{"[{\"type\":\"bogus\"}]"}) == "");
 }

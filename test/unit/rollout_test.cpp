@@ -47,7 +47,7 @@ SessionMeta sample_meta() {
   m.id = "0194f1b2-0000-7000-8000-000000000001";
   m.timestamp = kTs;
   m.cwd = "/work";
-  m.source = RawJson{"\"cli\""};
+  m.source = JsonOf<SessionSource>{"\"cli\""};
   m.model_provider = "litellm";
   return m;
 }
@@ -65,7 +65,7 @@ TEST_CASE("rollout: golden session_meta line") {
         R"({"timestamp":"2025-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"0194f1b2-0000-7000-8000-000000000001","timestamp":"2025-01-02T03:04:05.678Z","cwd":"/work","originator":"llmx_cli_rs","cli_version":"0.1.8","instructions":null,"source":"cli","model_provider":"litellm"}})");
 
   m.instructions = "be nice";
-  m.source = RawJson{R"({"subagent":"review"})"};
+  m.source = JsonOf<SessionSource>{R"({"subagent":"review"})"};
   m.model_provider.reset();
   m.git = GitInfo{"abc123", "main", std::nullopt};
   CHECK(line_for(m) ==
@@ -124,7 +124,7 @@ TEST_CASE("rollout: every line type round-trips") {
       ResponseItem{assistant_message("answer")},
       ResponseItem{FunctionCallOutputItem{"call_1", "ok"}},
       EventMsg{TokenCountEvent{}},
-      EventMsg{TurnAbortedEvent{"interrupted"}},
+      EventMsg{TurnAbortedEvent{TurnAbortReason::interrupted}},
       tc,
       Compacted{"summary"},
   };
@@ -173,7 +173,7 @@ TEST_CASE("rollout: event persistence policy") {
   CHECK(should_persist(EventMsg{AgentReasoningEvent{"r"}}));
   CHECK(should_persist(EventMsg{AgentReasoningRawContentEvent{"r"}}));
   CHECK(should_persist(EventMsg{TokenCountEvent{}}));
-  CHECK(should_persist(EventMsg{TurnAbortedEvent{"interrupted"}}));
+  CHECK(should_persist(EventMsg{TurnAbortedEvent{TurnAbortReason::interrupted}}));
 
   CHECK_FALSE(should_persist(EventMsg{ErrorEvent{"e"}}));
   CHECK_FALSE(should_persist(EventMsg{WarningEvent{"w"}}));

@@ -314,10 +314,10 @@ TEST_CASE("schema: what the encoder writes is what the schema declares") {
   TokenCountEvent tc;
   tc.info = TokenUsageInfo{};
   tc.rate_limits = RateLimitSnapshot{RateLimitWindow{25.5, 300, 1730947200}, std::nullopt};
-  SessionConfiguredEvent sc{"s", "m", "medium", 1, 2, RawJson{"[]"}, "/r", "no sandbox"};
+  SessionConfiguredEvent sc{"s", "m", "medium", 1, 2, JsonOf<RecordedEvents>{"[]"}, "/r", "no sandbox"};
   ExecCommandBeginEvent begin{"c", {"ls"}, "/", {ParsedRead{"cat a", "a", "a"}, ParsedListFiles{"ls", "/"},
                                                  ParsedSearch{"rg x", "x", std::nullopt}, ParsedUnknown{"x"}}};
-  ExecApprovalRequestEvent approval{"c", {"rm"}, "/", "why", SandboxCommandAssessment{"d", "low"}, {}};
+  ExecApprovalRequestEvent approval{"c", {"rm"}, "/", "why", SandboxCommandAssessment{"d", RiskLevel::low}, {}};
   ApplyPatchApprovalRequestEvent patch{"c", {{"/a", FileAdd{"x"}}, {"/b", FileUpdate{"d", "/c"}}, {"/d", FileDelete{"y"}}},
                                        "why", "/"};
   ReasoningItem reasoning;
@@ -325,7 +325,7 @@ TEST_CASE("schema: what the encoder writes is what the schema declares") {
   reasoning.content = std::vector<ReasoningContent>{ReasoningText{"r"}};
   for (const EventMsg& m : {EventMsg{tc}, EventMsg{sc}, EventMsg{begin}, EventMsg{approval}, EventMsg{patch},
                             EventMsg{ExecCommandOutputDeltaEvent{"c", "stdout", Base64Bytes{"hi"}}},
-                            EventMsg{PlanUpdateEvent{"e", {PlanItem{"s", "pending"}}}},
+                            EventMsg{PlanUpdateEvent{"e", {PlanItem{"s", StepStatus::pending}}}},
                             EventMsg{RawResponseItemEvent{reasoning}},
                             EventMsg{RawResponseItemEvent{user_message("hi")}},
                             EventMsg{ItemCompletedEvent{"t", "1", AgentMessageTurnItem{"m", {AgentText{"x"}}}}},

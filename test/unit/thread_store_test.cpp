@@ -300,7 +300,7 @@ TEST_CASE("thread store: the writer's records, and a writer that died before the
   rollout::SessionMeta meta;
   meta.id = id;
   meta.timestamp = rollout::format_timestamp(at(kT0 + 60));
-  meta.source = RawJson{"\"exec\""};
+  meta.source = JsonOf<SessionSource>{"\"exec\""};
   append_text(path, rollout::encode_line(at(kT0 + 60), meta) + "\n");
   IndexRecord rec = record_for(meta, path);
   CHECK_FALSE(append_index_record(home.path, rec));

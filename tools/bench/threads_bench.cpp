@@ -109,7 +109,7 @@ void threads_rows(const ThreadsBenchEnv& env, const std::function<void(std::stri
     meta.id = id;
     meta.timestamp = rollout::format_timestamp(t);
     meta.cwd = home;
-    meta.source = RawJson{"\"cli\""};
+    meta.source = JsonOf<SessionSource>{"\"cli\""};
     meta.model_provider = "litellm";
     out << rollout::encode_line(t, meta) << '\n';
     for (int i = 0; i < 10000; ++i) {

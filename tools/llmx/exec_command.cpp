@@ -83,7 +83,7 @@ int run_exec(const ExecOptions& options) {
               } else if (msg.is<TaskCompleteEvent>()) {
                 done = true;
               } else if (auto* a = msg.get_if<TurnAbortedEvent>()) {
-                failure = "turn aborted: " + a->reason;
+                failure = "turn aborted: " + std::string(enum_name(a->reason));
                 done = true;
               }
             }
