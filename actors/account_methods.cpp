@@ -478,9 +478,13 @@ void note_rate_limits(session_ptr self, const Event& ev, std::string& lines) {
   auto* tc = ev.msg.get_if<TokenCountEvent>();
   if (!tc || !tc->rate_limits) return;
   self->state.last_rate_limits = *tc->rate_limits;
+  // Each response announces its headers once and again with its usage: tell the client only
+  // what changed.
+  auto params = json::to_json(api::RateLimitsResult{api::to_v2(*tc->rate_limits)});
+  if (params == self->state.last_rate_limits_sent) return;
+  self->state.last_rate_limits_sent = params;
   if (!lines.empty()) lines.push_back('\n');
-  lines += self->state.rpc.notification("account/rateLimits/updated",
-                                        json::to_json(api::RateLimitsResult{api::to_v2(*tc->rate_limits)}));
+  lines += self->state.rpc.notification("account/rateLimits/updated", params);
 }
 
 }  // namespace llmx::session_detail

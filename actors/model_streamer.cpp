@@ -31,7 +31,9 @@ class StreamHandler : public http::Handler {
 
   void on_head(const http::ResponseHead& head) override {
     touch();
-    reader_.on_head(head.status, head.headers);
+    std::vector<ModelEvent> events;
+    reader_.on_head(head.status, head.headers, events);
+    deliver(events);
   }
   void on_body(std::string_view chunk) override {
     touch();

@@ -69,6 +69,7 @@ struct SessionState {
   std::multimap<std::string, InterruptWaiter> interrupt_waiters;  // by conversation id
   // The last rate limits a token_count event carried (account/rateLimits/read).
   std::optional<RateLimitSnapshot> last_rate_limits;
+  std::string last_rate_limits_sent;  // params of the last account/rateLimits/updated
   // Threads started or resumed through v2 here: their P9 notifications are derived per thread.
   std::map<std::string, v2::EventTranslator> v2_threads;
   int64_t next_request_id = 0;

@@ -351,7 +351,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
           flush(self);
           return;
         }
-        st.logic->on_model_events(batch.events, out);
+        st.logic->on_model_events(batch.events, out, st.spec.config.model_context_window);
         emit_all(self, out);
         if (st.logic->response_complete()) on_response_complete(self);
         flush(self);

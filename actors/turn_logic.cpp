@@ -23,8 +23,14 @@ void TurnLogic::reset_response() {
   completed_.reset();
 }
 
-void TurnLogic::on_model_events(std::vector<ModelEvent>& events, std::vector<EventMsg>& out) {
+void TurnLogic::on_model_events(std::vector<ModelEvent>& events, std::vector<EventMsg>& out,
+                                std::optional<int64_t> context_window) {
   for (auto& ev : events) {
+    if (auto* rl = ev.get_if<RateLimits>()) {
+      rate_limits_ = std::move(rl->snapshot);
+      out.push_back(token_count(context_window));
+      continue;
+    }
     if (auto* t = ev.get_if<TextDelta>()) {
       if (!agent_item_id_) {
         agent_item_id_ = new_uuid_v4();
@@ -94,6 +100,7 @@ TokenCountEvent TurnLogic::token_count(std::optional<int64_t> context_window) co
     ev.info = *usage_;
     ev.info->model_context_window = context_window;
   }
+  if (rate_limits_) ev.rate_limits = *rate_limits_;
   return ev;
 }
 

@@ -17,8 +17,11 @@ class TurnLogic {
   // Events announcing the user's input (item events, user_message) and the item to record.
   ResponseItem user_input(const std::vector<UserInput>& input, std::vector<EventMsg>& out);
 
-  // Consumes streamed model events; appends the core events to emit to `out`.
-  void on_model_events(std::vector<ModelEvent>& events, std::vector<EventMsg>& out);
+  // Consumes streamed model events; appends the core events to emit to `out`. Rate limits from a
+  // response's headers are announced at once with a token_count (as the reference does), using
+  // `context_window` for its info.
+  void on_model_events(std::vector<ModelEvent>& events, std::vector<EventMsg>& out,
+                       std::optional<int64_t> context_window = std::nullopt);
 
   // A request is being retried: forget what the failed attempt streamed.
   void reset_response();
@@ -30,7 +33,7 @@ class TurnLogic {
   std::vector<ResponseItem> take_items();
   std::vector<FunctionCallItem> take_calls();
 
-  // The token_count event for the usage so far (after a completed response).
+  // The token_count event for the usage so far and the last rate limits the provider reported.
   TokenCountEvent token_count(std::optional<int64_t> context_window) const;
 
   const std::optional<std::string>& last_agent_message() const { return last_agent_message_; }
@@ -42,6 +45,7 @@ class TurnLogic {
   std::vector<FunctionCallItem> calls_;
   std::optional<Completed> completed_;
   std::optional<TokenUsageInfo> usage_;
+  std::optional<RateLimitSnapshot> rate_limits_;
   std::optional<std::string> last_agent_message_;
 };
 

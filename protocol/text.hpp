@@ -1,6 +1,10 @@
 // Small text helpers shared across llmx (one trim instead of one per file).
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +22,17 @@ inline std::string_view trim_view(std::string_view s, std::string_view chars = k
 
 inline std::string trim(std::string_view s, std::string_view chars = kWhitespace) {
   return std::string(trim_view(s, chars));
+}
+
+// `YYYY-MM-DDThh:mm:ss…Z` (UTC, fractions and the zone suffix ignored) → unix seconds.
+inline std::optional<int64_t> parse_utc(const std::string& ts) {
+  std::tm tm{};
+  if (std::sscanf(ts.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec) != 6)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(::timegm(&tm));
 }
 
 }  // namespace llmx::text

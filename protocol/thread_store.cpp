@@ -1,5 +1,7 @@
 #include "protocol/thread_store.hpp"
 
+#include "protocol/text.hpp"
+
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -125,17 +127,6 @@ bool matches(const IndexRecord& rec, const ListQuery& q) {
   return true;
 }
 
-// `YYYY-MM-DDThh:mm:ss…Z` → unix seconds.
-std::optional<int64_t> parse_utc(const std::string& ts) {
-  std::tm tm{};
-  if (std::sscanf(ts.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<int64_t>(::timegm(&tm));
-}
-
 // A file-name timestamp (local time) → unix seconds.
 int64_t parse_name_time(const std::string& ts) {
   std::tm tm{};
@@ -156,7 +147,7 @@ ThreadSummary make_summary(const std::string& path, const IndexRecord& rec,
   s.path = path;
   s.preview = rec.preview;
   s.created_at = rec.created_at;
-  s.created_unix = parse_utc(rec.created_at).value_or(parse_name_time(name_ts));
+  s.created_unix = text::parse_utc(rec.created_at).value_or(parse_name_time(name_ts));
   auto mtime = system_clock::time_point(duration_cast<system_clock::duration>(
       seconds(st.st_mtim.tv_sec) + nanoseconds(st.st_mtim.tv_nsec)));
   s.updated_at = rollout::format_timestamp(mtime);

@@ -1,5 +1,8 @@
 #include "transport/chat_stream_reader.hpp"
 
+#include <chrono>
+
+#include "protocol/rate_limits.hpp"
 #include "protocol/retry_policy.hpp"
 
 namespace llmx {
@@ -17,8 +20,13 @@ void ChatStreamReader::finish(int32_t kind, std::string message) {
   outcome_.message = std::move(message);
 }
 
-void ChatStreamReader::on_head(long status, const std::vector<std::pair<std::string, std::string>>& headers) {
+void ChatStreamReader::on_head(long status, const std::vector<std::pair<std::string, std::string>>& headers,
+                               std::vector<ModelEvent>& out) {
   status_ = status;
+  if (ok_status(status) || status == 429) {
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+    if (auto snapshot = ratelimits::from_headers(headers, now.count())) out.push_back(RateLimits{std::move(*snapshot)});
+  }
   for (const auto& [name, value] : headers) {
     if (name.size() != 11) continue;
     std::string lower;

@@ -20,7 +20,10 @@ class ChatStreamReader {
     outcome_.attempt = attempt;
   }
 
-  void on_head(long status, const std::vector<std::pair<std::string, std::string>>& headers);
+  // Status and headers; a response that carries rate-limit headers (a 2xx or a 429) yields a
+  // RateLimits event.
+  void on_head(long status, const std::vector<std::pair<std::string, std::string>>& headers,
+               std::vector<ModelEvent>& out);
   void on_body(std::string_view bytes, std::vector<ModelEvent>& out);
   // The transfer ended; `transport_error` is empty on a clean end.
   void on_end(const std::string& transport_error, std::vector<ModelEvent>& out);

@@ -18,17 +18,12 @@ const std::vector<std::string> kMethods = {
     "account/read", "account/login/start", "account/login/cancel", "account/logout", "account/rateLimits/read",
     "feedback/upload"};
 
-McpOptions app() {
-  McpOptions o;
-  o.subcommand = "app-server";
-  return o;
-}
 }  // namespace
 
 TEST_CASE("app-server bad input: every method with mistyped params gets exactly one -32602") {
   TempDir home{"llmx-app-bad"};
   MockLlm mock;
-  McpClient c(home.path(), mock.url(), app());
+  McpClient c(home.path(), mock.url(), app_server_options());
   REQUIRE_FALSE(c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"t","version":"1"}})")).is_error());
   std::vector<std::pair<std::string, std::string>> sent;
   for (const auto& m : kMethods) sent.emplace_back(m, c.request(m, "[1,2,3]"));
@@ -53,7 +48,7 @@ TEST_CASE("app-server bad input: every method with mistyped params gets exactly 
 TEST_CASE("app-server bad input: ids of every shape, duplicates, and replies nobody asked for") {
   TempDir home{"llmx-app-ids"};
   MockLlm mock;
-  McpClient c(home.path(), mock.url(), app());
+  McpClient c(home.path(), mock.url(), app_server_options());
   c.request_with_id(R"("init-1")", "initialize", R"({"clientInfo":{"name":"t","version":"1"}})");
   auto init = c.wait_for_response(R"("init-1")");
   CHECK(init.text("/id") == R"("init-1")");

@@ -12,29 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-McpOptions app_options() {
-  McpOptions o;
-  o.subcommand = "app-server";
-  return o;
-}
-
-struct AppServer {
-  TempDir home{"llmx-app"};
-  TempDir work{"llmx-app-work"};
-  MockLlm mock;
-  McpClient c{home.path(), mock.url(), app_options()};
-
-  void initialize() {
-    auto r = c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
-    REQUIRE_FALSE(r.is_error());
-  }
-  std::string start_thread(const std::string& params = "{}") {
-    auto r = c.wait_for_response(c.request("thread/start", params));
-    INFO(r.line());
-    REQUIRE_FALSE(r.is_error());
-    return r.str("/result/thread/id");
-  }
-};
+using AppServer = AppServerFixture;
 
 bool is_method(const Message& m, std::string_view method) { return m.method() == method; }
 

@@ -19,9 +19,7 @@ constexpr const char* kAnswer = "Hello from mock-llm. This is a streamed answer.
 TEST_CASE("200 conversations at once through one app-server: every delta in its own thread, in order") {
   TempDir home{"llmx-many-app"};
   MockLlm mock({"--max-threads", "512"});
-  McpOptions o;
-  o.subcommand = "app-server";
-  McpClient c(home.path(), mock.url(), o);
+  McpClient c(home.path(), mock.url(), app_server_options());
   REQUIRE_FALSE(c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"many","version":"1"}})")).is_error());
   std::vector<std::string> threads;
   for (int i = 0; i < kConversations; ++i) {

@@ -458,6 +458,22 @@ std::string McpClient::diagnostics() {
   return d;
 }
 
+McpOptions app_server_options(McpOptions base) {
+  base.subcommand = "app-server";
+  return base;
+}
+
+void AppServerFixture::initialize() {
+  auto r = c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
+  if (r.is_error()) throw std::runtime_error("app-server initialize failed: " + r.line());
+}
+
+std::string AppServerFixture::start_thread(const std::string& params) {
+  auto r = c.wait_for_response(c.request("thread/start", params));
+  if (r.is_error()) throw std::runtime_error("thread/start failed: " + r.line());
+  return r.str("/result/thread/id");
+}
+
 std::string result_text(const Message& response) { return response.str("/result/content/0/text"); }
 
 bool result_is_error(const Message& response) {

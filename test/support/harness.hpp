@@ -200,6 +200,25 @@ struct McpServerFixture {
   explicit McpServerFixture(McpOptions options = {}) : mcp(home.path(), mock.url(), std::move(options)) {}
 };
 
+// McpOptions for `llmx app-server` (the same client speaks it; lines carry no "jsonrpc").
+McpOptions app_server_options(McpOptions base = {});
+
+// A temp LLMX_HOME, a work directory, a mock model server and an `llmx app-server`.
+struct AppServerFixture {
+  TempDir home{"llmx-app"};
+  TempDir work{"llmx-app-work"};
+  MockLlm mock;
+  McpClient c;
+  explicit AppServerFixture(McpOptions options = {}, std::vector<std::string> mock_args = {})
+      : mock(std::move(mock_args)), c(home.path(), mock.url(), app_server_options(std::move(options))) {}
+  // `initialize` with a client name and version; fails the test on an error reply.
+  void initialize();
+  // `thread/start` with these params; returns the thread id.
+  std::string start_thread(const std::string& params = "{}");
+  // The reply to one request (params JSON text, "" for none).
+  Message call(std::string_view method, std::string_view params = {}) { return c.wait_for_response(c.request(method, params)); }
+};
+
 // MCP tool results: result.content[0].text, result.isError == true.
 std::string result_text(const Message& response);
 bool result_is_error(const Message& response);

@@ -14,7 +14,7 @@ const std::string kText =
 TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the transfer ends") {
   ChatStreamReader r(1, "c");
   std::vector<ModelEvent> out;
-  r.on_head(200, {});
+  r.on_head(200, {}, out);
   r.on_body(kText, out);
   CHECK(r.finished());
   CHECK(r.outcome().kind == StreamOutcome::completed);
@@ -27,7 +27,7 @@ TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the tran
 TEST_CASE("a stream cut before its finish is a stream error naming the transport's reason") {
   ChatStreamReader r(2, "c");
   std::vector<ModelEvent> out;
-  r.on_head(200, {});
+  r.on_head(200, {}, out);
   r.on_body(kText.substr(0, 60), out);
   CHECK_FALSE(r.finished());
   r.on_end("transfer closed with outstanding read data remaining (curl 18)", out);
@@ -39,7 +39,7 @@ TEST_CASE("a stream cut before its finish is a stream error naming the transport
 TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
   ChatStreamReader r(1, "c");
   std::vector<ModelEvent> out;
-  r.on_head(200, {});
+  r.on_head(200, {}, out);
   r.on_body(kText.substr(0, 60), out);
   r.on_end("", out);
   CHECK(r.outcome().kind == StreamOutcome::stream_error);
@@ -49,7 +49,7 @@ TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
 TEST_CASE("non-2xx statuses quote the provider's message and keep Retry-After") {
   ChatStreamReader r(1, "c");
   std::vector<ModelEvent> out;
-  r.on_head(429, {{"Retry-After", "3"}});
+  r.on_head(429, {{"Retry-After", "3"}}, out);
   r.on_body(R"({"error":{"message":"Rate limit exceeded"}})", out);
   r.on_end("", out);
   CHECK(out.empty());
@@ -71,9 +71,33 @@ TEST_CASE("no response at all is a transport error") {
 TEST_CASE("an error object inside a 200 stream is a provider error") {
   ChatStreamReader r(1, "c");
   std::vector<ModelEvent> out;
-  r.on_head(200, {});
+  r.on_head(200, {}, out);
   r.on_body("data: {\"error\":{\"message\":\"Upstream failed\"}}\n\n", out);
   CHECK(r.finished());
   CHECK(r.outcome().kind == StreamOutcome::provider_error);
   CHECK(r.outcome().message == "unexpected status 200 OK: Upstream failed");
+}
+
+TEST_CASE("rate-limit headers of a 2xx or a 429 become one RateLimits event ahead of the stream") {
+  ChatStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  r.on_head(200, {{"X-RateLimit-Limit-Requests", "100"}, {"x-ratelimit-remaining-requests", "25"}}, out);
+  REQUIRE(out.size() == 1);
+  auto* rl = out.front().get_if<RateLimits>();
+  REQUIRE(rl);
+  REQUIRE(rl->snapshot.primary);
+  CHECK(rl->snapshot.primary->used_percent == doctest::Approx(75.0));
+  CHECK_FALSE(rl->snapshot.secondary);
+
+  ChatStreamReader limited(1, "c");
+  std::vector<ModelEvent> out429;
+  limited.on_head(429, {{"x-ratelimit-limit-tokens", "1000"}, {"x-ratelimit-remaining-tokens", "0"}}, out429);
+  REQUIRE(out429.size() == 1);
+  CHECK(out429.front().get_if<RateLimits>()->snapshot.secondary->used_percent == doctest::Approx(100.0));
+
+  ChatStreamReader plain(1, "c");
+  std::vector<ModelEvent> none;
+  plain.on_head(500, {{"x-ratelimit-limit-requests", "100"}, {"x-ratelimit-remaining-requests", "25"}}, none);
+  plain.on_head(200, {{"content-type", "text/event-stream"}}, none);
+  CHECK(none.empty());
 }

@@ -179,6 +179,24 @@ TEST_CASE("turn logic: usage accumulates across responses") {
   CHECK_FALSE(third.info->model_context_window.has_value());
 }
 
+TEST_CASE("turn logic: rate limits from the headers are announced at once and ride on later token counts") {
+  TurnLogic t("th", "tu");
+  RateLimitSnapshot snap{RateLimitWindow{75.0, std::nullopt, 1735689720}, std::nullopt};
+  std::vector<ModelEvent> events{RateLimits{snap}, TextDelta{"hi"}};
+  std::vector<EventMsg> out;
+  t.on_model_events(events, out, 128000);
+  REQUIRE(out.size() >= 1);
+  auto& announced = as<TokenCountEvent>(out[0]);
+  REQUIRE(announced.rate_limits);
+  CHECK(announced.rate_limits->primary->used_percent == doctest::Approx(75.0));
+  CHECK_FALSE(announced.info);  // no usage yet
+  feed(t, {ItemDone{assistant_message("hi")}, Completed{usage(10, 0, 2, 0, 12), "stop"}});
+  auto after = t.token_count(128000);
+  REQUIRE(after.rate_limits);
+  REQUIRE(after.info);
+  CHECK(*after.rate_limits->primary->resets_at == 1735689720);
+}
+
 TEST_CASE("turn logic: each response's message gets its own item") {
   TurnLogic t("th", "tu");
   auto first = feed(t, {TextDelta{"one"}, ItemDone{assistant_message("one")}, Completed{std::nullopt, "stop"}});

@@ -153,6 +153,7 @@ void handle_chat(const Options &opt, const httplib::Request &req, const std::str
     return;
   }
 
+  for (const auto &[k, v] : plan.headers) res.set_header(k, v);
   ResponseContext ctx;
   ctx.id = "chatcmpl-mock-" + std::to_string(next_id.fetch_add(1));
   ctx.created = static_cast<long long>(std::time(nullptr));

@@ -324,6 +324,28 @@ std::string error_body(std::string_view message, std::string_view type, std::str
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> rate_limit_headers(const std::string &family,
+                                                                    long long remaining) {
+  const std::string req = std::to_string(remaining);
+  const std::string tok = std::to_string(remaining * 100);
+  if (family == "openai")
+    return {{"x-ratelimit-limit-requests", "100"}, {"x-ratelimit-remaining-requests", req},
+            {"x-ratelimit-reset-requests", "6m0s"}, {"x-ratelimit-limit-tokens", "10000"},
+            {"x-ratelimit-remaining-tokens", tok}, {"x-ratelimit-reset-tokens", "1s"}};
+  if (family == "anthropic" || family == "litellm-anthropic") {
+    const std::string p = family == "anthropic" ? "" : "llm_provider-";
+    return {{p + "anthropic-ratelimit-requests-limit", "100"},
+            {p + "anthropic-ratelimit-requests-remaining", req},
+            {p + "anthropic-ratelimit-requests-reset", "2030-01-01T00:00:00Z"},
+            {p + "anthropic-ratelimit-tokens-limit", "10000"},
+            {p + "anthropic-ratelimit-tokens-remaining", tok}};
+  }
+  if (family == "llmx")
+    return {{"x-llmx-primary-used-percent", std::to_string(100 - remaining)},
+            {"x-llmx-primary-window-minutes", "300"}, {"x-llmx-primary-reset-at", "1893456000"}};
+  return {};
+}
+
 bool is_known_scenario(const std::string &name) {
   const auto &r = registry();
   return std::any_of(r.begin(), r.end(), [&](const Entry &e) { return e.name == name; });
@@ -370,6 +392,9 @@ Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
       fail(429, error_body("Rate limit exceeded (mock)", "rate_limit_error",
                            "rate_limit_exceeded"));
       plan.error.headers.emplace_back("Retry-After", "1");
+      if (auto family = d.param("ratelimit"))  // a 429 says how exhausted the limits are
+        for (auto &h : rate_limit_headers(*family, d.int_param("ratelimit_remaining", 0, 0, 100)))
+          plan.error.headers.push_back(std::move(h));
       return plan;
     }
     plan.script = text_script(d, 4);
@@ -386,6 +411,8 @@ Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
   } else {
     plan.script = it->build(req, d);
   }
+  if (auto family = d.param("ratelimit"))
+    plan.headers = rate_limit_headers(*family, d.int_param("ratelimit_remaining", 75, 0, 100));
   if (d.param("prompt_tokens")) {
     bool applies = true;
     if (d.param("prompt_tokens_times")) {

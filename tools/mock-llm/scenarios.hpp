@@ -80,7 +80,16 @@ struct Plan {
   // `prompt_tokens=N` on any scenario: the usage reports N prompt tokens (for the first
   // `prompt_tokens_times=K` requests carrying the directive, or always).
   std::optional<long long> prompt_tokens;
+  // Extra response headers of a successful answer (`ratelimit=...` on any scenario).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
+
+// Rate-limit headers in a provider's family: `openai` (x-ratelimit-*, also what LiteLLM sends),
+// `anthropic` (anthropic-ratelimit-*, RFC 3339 resets), `litellm-anthropic` (the same behind
+// LiteLLM's `llm_provider-` prefix) or `llmx` (x-llmx-primary-*). `remaining` of a limit of 100
+// requests and 10000 tokens. Empty for an unknown family.
+std::vector<std::pair<std::string, std::string>> rate_limit_headers(const std::string &family,
+                                                                    long long remaining);
 
 bool is_known_scenario(const std::string &name);
 const std::vector<std::string> &scenario_names();
