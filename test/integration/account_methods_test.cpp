@@ -155,6 +155,12 @@ TEST_CASE("account: ChatGPT login is refused naming the provider's API key; canc
               "login id not found: " + uuid);
   check_error(call(f.mcp, "account/login/cancel", R"({"loginId":"nope"})"), -32600, "invalid login id: nope");
   check_error(call(f.mcp, "account/login/cancel", R"({"loginId":1})"), -32602, "loginId");
+  // No login ever started, so nothing completes: no loginChatGptComplete, no account/login/completed.
+  f.mcp.drain(std::chrono::milliseconds(100));
+  for (const auto& m : f.mcp.log()) {
+    CHECK(m.method() != "loginChatGptComplete");
+    CHECK(m.method() != "account/login/completed");
+  }
 }
 
 TEST_CASE("account: account/read, account/login/start with an API key, account/logout") {

@@ -106,13 +106,19 @@ TEST_CASE("bad input: stub methods answer with empty results") {
   const std::vector<std::pair<std::string, std::string>> stubs = {
       {"resources/list", "{}"},          {"resources/templates/list", ""},
       {"prompts/list", ""},              {"logging/setLevel", R"({"level":"debug"})"},
-      {"resources/read", R"({"uri":"file:///x"})"}};
+      {"resources/read", R"({"uri":"file:///x"})"},
+      {"resources/subscribe", R"({"uri":"file:///x"})"},
+      {"resources/unsubscribe", R"({"uri":"file:///x"})"},
+      {"prompts/get", R"({"name":"greeting","arguments":{"who":"me"}})"},
+      {"completion/complete", R"({"ref":{"type":"ref/prompt","name":"g"},"argument":{"name":"who","value":"m"}})"}};
   for (const auto& [method, params] : stubs) {
     CAPTURE(method);
     auto resp = f.mcp.wait_for_response(f.mcp.request(method, params));
     CHECK_FALSE(resp.is_error());
     CHECK(resp.at("/result").is_object());
   }
+  auto completion = f.mcp.wait_for_response(f.mcp.request("completion/complete", "{}"));
+  CHECK(completion.text("/result") == R"({"completion":{"values":[]}})");
 }
 
 TEST_CASE("bad input: a line over the size limit gets -32600 and the next request still works") {

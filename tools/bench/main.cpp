@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app_bench.hpp"
 #include "bench_stats.hpp"
 #include "process.hpp"
 #include "protocol/json_reader.hpp"
@@ -109,9 +110,11 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "tools", "threads"};
-  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, tools, threads")
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "app", "tools", "threads"};
+  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, app, tools, threads")
       ->delimiter(',');
+  std::vector<int> app_parallel = {200, 1000};
+  app.add_option("--app-parallel", app_parallel, "Thread counts for the app-server parallel rows")->delimiter(',');
   std::vector<int> thread_counts = {1000, 10000, 50000};
   app.add_option("--threads", thread_counts, "Stored thread counts for the listing rows")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
@@ -203,10 +206,13 @@ int main(int argc, char** argv) {
                     deltas, notes, cpu * 1e6 / (turns * deltas)));
   }
 
-  // 5. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
+  // 5. the app server: v2 threads and turns (app_bench.cpp)
+  if (wanted("app")) bench::app_rows({env.llmx, env.url, env.home, app_parallel}, row);
+
+  // 6. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
   if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
 
-  // 6. stored threads: listing and resume (threads_bench.cpp)
+  // 7. stored threads: listing and resume (threads_bench.cpp)
   if (wanted("threads")) bench::threads_rows({env.llmx, env.url, env.home, thread_counts}, row);
 
   fs::remove_all(home);
