@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "protocol/chat_stream.hpp"
+#include "protocol/responses_request.hpp"
 #include "protocol/retry_policy.hpp"
 #include "transport/http_client.hpp"
-#include "transport/chat_stream_reader.hpp"
+#include "transport/model_stream_reader.hpp"
 
 namespace llmx {
 
@@ -22,11 +22,11 @@ using clock = std::chrono::steady_clock;
 class StreamHandler : public http::Handler {
  public:
   StreamHandler(model_streamer_actor streamer, turn_executor_actor executor, uint64_t seq, uint32_t attempt,
-                std::string call_id_prefix, std::shared_ptr<std::atomic<int64_t>> last_activity)
+                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity)
       : streamer_(std::move(streamer)),
         executor_(std::move(executor)),
         seq_(seq),
-        reader_(attempt, std::move(call_id_prefix)),
+        reader_(attempt, std::move(call_id_prefix), wire),
         last_activity_(std::move(last_activity)) {}
 
   void on_head(const http::ResponseHead& head) override {
@@ -67,7 +67,7 @@ class StreamHandler : public http::Handler {
   model_streamer_actor streamer_;
   turn_executor_actor executor_;
   uint64_t seq_;
-  ChatStreamReader reader_;
+  ModelStreamReader reader_;
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
   bool reported_ = false;
 };
@@ -107,14 +107,15 @@ void start_attempt(streamer_ptr self) {
   auto& st = self->state;
   ++st.attempt;
   http::Request req;
-  req.url = st.request.provider.chat_url();
+  const auto& provider = st.request.provider;
+  req.url = provider.wire_api == WireApi::responses ? provider.responses_url() : provider.chat_url();
   req.headers = st.headers;
   req.body = st.body;
   st.last_activity->store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   st.http_id = http::Client::shared().start(
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
-                                      st.attempt, st.request.call_id_prefix, st.last_activity));
+                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity));
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }
@@ -129,12 +130,12 @@ void retry_later(streamer_ptr self, int64_t delay_ms, std::string notice) {
   self->delayed_send(self, std::chrono::milliseconds(delay_ms), retry_atom::value, st.attempt + 1);
 }
 
-void on_stream_error(streamer_ptr self, const std::string& message) {
+void on_stream_error(streamer_ptr self, const std::string& message, std::optional<int64_t> delay = std::nullopt) {
   auto& st = self->state;
   auto max = static_cast<uint32_t>(std::max<int64_t>(st.request.provider.stream_max_retries, 0));
   if (st.stream_failures < max) {
     ++st.stream_failures;
-    retry_later(self, retry::backoff_ms(st.stream_failures),
+    retry_later(self, delay.value_or(retry::backoff_ms(st.stream_failures)),
                 fmt::format("Reconnecting... {}/{} ({})", st.stream_failures, max, message));
   } else {
     fail(self, message);
@@ -158,10 +159,16 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
   auto& st = self->state;
   st.executor = std::move(executor);
   st.request = std::move(request);
-  st.body = build_chat_request(st.request.prompt, st.request.provider);
+  const bool responses = st.request.provider.wire_api == WireApi::responses;
+  st.body = responses ? build_responses_request(st.request.prompt, st.request.provider)
+                      : build_chat_request(st.request.prompt, st.request.provider);
   auto token = resolve_bearer_token(st.request.provider);
   st.headers = {{"Content-Type", "application/json"}, {"Accept", "text/event-stream"},
                 {"User-Agent", st.request.user_agent}, {"originator", "llmx"}};
+  if (responses && !st.request.prompt.conversation_id.empty()) {  // engine.md §3.2
+    st.headers.emplace_back("conversation_id", st.request.prompt.conversation_id);
+    st.headers.emplace_back("session_id", st.request.prompt.conversation_id);
+  }
   if (token.token) st.headers.emplace_back("Authorization", "Bearer " + *token.token);
   for (const auto& [k, v] : st.request.provider.http_headers) st.headers.emplace_back(k, v);
   for (const auto& [k, var] : st.request.provider.env_http_headers)
@@ -184,7 +191,8 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
           case StreamOutcome::stream_error:
             if (st.http_id) http::Client::shared().cancel(st.http_id);
             st.http_id = 0;
-            return on_stream_error(self, o.message);
+            return on_stream_error(self, o.message,
+                                   o.retry_after_ms ? std::optional<int64_t>(*o.retry_after_ms) : std::nullopt);
           case StreamOutcome::transport_error: st.http_id = 0; return on_request_error(self, std::move(o.message), std::nullopt);
           case StreamOutcome::http_status:
             st.http_id = 0;

@@ -104,8 +104,7 @@ void send_request(executor_ptr self) {
   auto& st = self->state;
   ModelRequest req;
   req.seq = ++st.seq;
-  req.prompt.model = st.spec.config.model;
-  req.prompt.instructions = system_instructions(st.spec.config);
+  req.prompt = base_prompt(st.spec.config, st.spec.conversation_id);
   req.prompt.input = st.history;
   req.prompt.tools = tools::default_tools();
   req.provider = st.spec.config.provider;
@@ -123,8 +122,7 @@ void send_compaction_request(executor_ptr self) {
   st.compact_logic = std::make_unique<TurnLogic>(st.spec.conversation_id, st.spec.sub_id);
   ModelRequest req;
   req.seq = ++st.seq;
-  req.prompt.model = st.spec.config.model;
-  req.prompt.instructions = system_instructions(st.spec.config);
+  req.prompt = base_prompt(st.spec.config, st.spec.conversation_id);
   req.prompt.input = compaction::request_input(st.compact_history, compaction::prompt(st.spec.config));
   req.provider = st.spec.config.provider;
   req.call_id_prefix = fmt::format("call_{}_{}", st.spec.sub_id, st.seq);

@@ -58,11 +58,17 @@ void TurnLogic::on_model_events(std::vector<ModelEvent>& events, std::vector<Eve
         last_agent_message_ = text;
       } else if (auto* rs = d->item.get_if<ReasoningItem>()) {
         auto text = rs->content_text();
+        std::vector<std::string> summary;
+        for (const auto& s : rs->summary)
+          if (auto t = s.get_if<SummaryText>()) summary.push_back(t->text);
+        if (text.empty())  // Responses sends reasoning as summaries
+          for (const auto& t : summary) text += (text.empty() ? "" : "\n\n") + t;
         if (!reasoning_item_id_) {
           reasoning_item_id_ = new_uuid_v4();
           out.push_back(ItemStartedEvent{thread_id_, turn_id_, ReasoningTurnItem{*reasoning_item_id_, {}, {}}});
         }
-        out.push_back(ItemCompletedEvent{thread_id_, turn_id_, ReasoningTurnItem{*reasoning_item_id_, {text}, {}}});
+        out.push_back(ItemCompletedEvent{thread_id_, turn_id_,
+                                         ReasoningTurnItem{*reasoning_item_id_, summary.empty() ? std::vector{text} : summary, {}}});
         out.push_back(AgentReasoningEvent{text});
       } else if (auto* c = d->item.get_if<FunctionCallItem>()) {
         calls_.push_back(*c);

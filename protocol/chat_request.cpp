@@ -22,53 +22,152 @@ void cache_marker(json::Writer& w) {
   w.key("cache_control").begin_object().field("type", "ephemeral").end_object();
 }
 
-// One chat message per convertible history item; `mark` adds a cache_control marker.
-void write_message(json::Writer& w, const ResponseItem& item, bool mark) {
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+bool has_image(const MessageItem& m) {
+  for (const auto& c : m.content)
+    if (c.is<InputImage>()) return true;
+  return false;
+}
+
+// One Chat message assembled from history items: a user/developer message, an assistant turn
+// (its text and every tool call of the same response, which strict providers want in one
+// message followed by one tool message per call), or one tool result.
+struct ChatMessage {
+  const MessageItem* message = nullptr;
+  std::vector<const FunctionCallItem*> calls;
+  const FunctionCallOutputItem* output = nullptr;
+  const ReasoningItem* reasoning = nullptr;  // the reasoning that produced this assistant turn
+  bool assistant() const { return !calls.empty() || (message && message->role == "assistant"); }
+};
+
+std::vector<ChatMessage> assemble(const std::vector<ResponseItem>& history) {
+  std::vector<ChatMessage> out;
+  const ReasoningItem* reasoning = nullptr;  // seen since the last message: a new response began
+  for (const auto& it : history) {
+    if (auto r = it.get_if<ReasoningItem>()) {
+      reasoning = r;
+    } else if (auto m = it.get_if<MessageItem>()) {
+      if (m->role == "system" || (blank(m->text()) && !has_image(*m))) continue;
+      out.push_back(ChatMessage{m, {}, nullptr, m->role == "assistant" ? reasoning : nullptr});
+      reasoning = nullptr;
+    } else if (auto c = it.get_if<FunctionCallItem>()) {
+      // Calls right after assistant text or other calls belong to the same response (a new
+      // response always follows tool results or user input), even with reasoning between them
+      // (interleaved thinking): strict providers want them in one message.
+      if (!out.empty() && out.back().assistant()) {
+        out.back().calls.push_back(c);
+        if (!out.back().reasoning) out.back().reasoning = reasoning;
+        reasoning = nullptr;
+      } else {
+        out.push_back(ChatMessage{nullptr, {c}, nullptr, reasoning});
+        reasoning = nullptr;
+      }
+    } else if (auto o = it.get_if<FunctionCallOutputItem>()) {
+      out.push_back(ChatMessage{nullptr, {}, o, nullptr});
+    }
+  }
+  return out;
+}
+
+ReasoningPassback passback_for(const std::string& model, const ModelProviderInfo& provider) {
+  if (provider.reasoning_passback) return *provider.reasoning_passback;
+  std::string lower;
+  for (char c : model) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (lower.find("deepseek") != std::string::npos) return ReasoningPassback::reasoning_content;
+  if (lower.find("claude") != std::string::npos) return ReasoningPassback::thinking_blocks;
+  return ReasoningPassback::none;
+}
+
+// Signed Anthropic thinking blocks kept by the stream parser (a JSON array), if this reasoning
+// has any.
+std::optional<std::string_view> thinking_blocks(const ReasoningItem* r) {
+  if (!r || !r->encrypted_content || !r->encrypted_content->starts_with("[")) return std::nullopt;
+  return std::string_view(*r->encrypted_content);
+}
+
+void write_user_content(json::Writer& w, const MessageItem& m) {
+  if (!has_image(m)) {
+    w.field("content", m.text());
+    return;
+  }
+  w.key("content").begin_array();
+  for (const auto& c : m.content) {
+    if (auto t = c.get_if<InputText>()) {
+      if (blank(t->text)) continue;
+      w.begin_object().field("type", "text").field("text", t->text).end_object();
+    } else if (auto o = c.get_if<OutputText>()) {
+      w.begin_object().field("type", "text").field("text", o->text).end_object();
+    } else if (auto img = c.get_if<InputImage>()) {
+      w.begin_object().field("type", "image_url");
+      w.key("image_url").begin_object().field("url", img->image_url).end_object();
+      w.end_object();
+    }
+  }
+  w.end_array();
+}
+
+// `passback`: which reasoning field this assistant message carries (already decided per message).
+void write_message(json::Writer& w, const ChatMessage& msg, ReasoningPassback passback, bool mark) {
   w.begin_object();
-  if (auto m = item.get_if<MessageItem>()) {
-    w.field("role", m->role);
-    bool has_image = false;
-    for (const auto& c : m->content) has_image |= c.is<InputImage>();
-    if (!has_image) {
-      w.field("content", m->text());
-    } else {
-      w.key("content").begin_array();
-      for (const auto& c : m->content) {
-        if (auto t = c.get_if<InputText>()) {
-          if (t->text.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-          w.begin_object().field("type", "text").field("text", t->text).end_object();
-        } else if (auto o = c.get_if<OutputText>()) {
-          w.begin_object().field("type", "text").field("text", o->text).end_object();
-        } else if (auto img = c.get_if<InputImage>()) {
-          w.begin_object().field("type", "image_url");
-          w.key("image_url").begin_object().field("url", img->image_url).end_object();
-          w.end_object();
-        }
+  if (msg.output) {
+    w.field("role", "tool").field("tool_call_id", msg.output->call_id).field("content", msg.output->output);
+  } else if (!msg.assistant()) {
+    w.field("role", msg.message->role);
+    write_user_content(w, *msg.message);
+  } else {
+    w.field("role", "assistant");
+    std::string text = msg.message ? msg.message->text() : std::string();
+    if (text.empty() && !msg.calls.empty())
+      w.key("content").null();
+    else
+      w.field("content", text);
+    if (!msg.calls.empty()) {
+      w.key("tool_calls").begin_array();
+      for (const auto* c : msg.calls) {
+        w.begin_object().field("id", c->call_id).field("type", "function");
+        w.key("function").begin_object().field("name", c->name).field("arguments", c->arguments).end_object();
+        w.end_object();
       }
       w.end_array();
     }
-  } else if (auto call = item.get_if<FunctionCallItem>()) {
-    w.field("role", "assistant");
-    w.key("content").null();
-    w.key("tool_calls").begin_array().begin_object();
-    w.field("id", call->call_id).field("type", "function");
-    w.key("function").begin_object().field("name", call->name).field("arguments", call->arguments).end_object();
-    w.end_object().end_array();
-  } else if (auto out = item.get_if<FunctionCallOutputItem>()) {
-    w.field("role", "tool").field("tool_call_id", out->call_id).field("content", out->output);
+    std::string reasoning = msg.reasoning ? msg.reasoning->content_text() : std::string();
+    switch (passback) {
+      case ReasoningPassback::reasoning_content:
+        w.field("reasoning_content", reasoning);
+        break;
+      case ReasoningPassback::thinking_blocks:
+        if (auto blocks = thinking_blocks(msg.reasoning)) w.key("thinking_blocks").raw(*blocks);
+        break;
+      case ReasoningPassback::reasoning:
+        if (!reasoning.empty()) w.field("reasoning", reasoning);
+        break;
+      case ReasoningPassback::none:
+        break;
+    }
   }
   if (mark) cache_marker(w);
   w.end_object();
 }
 
-bool convertible(const ResponseItem& item) {
-  if (auto m = item.get_if<MessageItem>()) {
-    if (m->role == "system") return false;
-    bool has_image = false;
-    for (const auto& c : m->content) has_image |= c.is<InputImage>();
-    return has_image || m->text().find_first_not_of(" \t\r\n") != std::string::npos;
+// Which messages carry their reasoning back, and how (E5).
+std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, ReasoningPassback mode) {
+  std::vector<ReasoningPassback> out(msgs.size(), ReasoningPassback::none);
+  if (mode == ReasoningPassback::none) return out;
+  size_t after = 0;  // the reference's anchors: only after the last user message, never when it is last
+  if (mode == ReasoningPassback::reasoning) {
+    for (size_t i = 0; i < msgs.size(); ++i)
+      if (msgs[i].message && msgs[i].message->role == "user") after = i + 1;
+    if (after == msgs.size()) return out;
   }
-  return item.is<FunctionCallItem>() || item.is<FunctionCallOutputItem>();
+  for (size_t i = after; i < msgs.size(); ++i) {
+    if (!msgs[i].assistant()) continue;
+    // DeepSeek wants the field on every tool-calling turn (empty when nothing was recorded);
+    // Anthropic wants signed blocks wherever they exist.
+    if (mode == ReasoningPassback::reasoning_content && msgs[i].calls.empty()) continue;
+    out[i] = mode;
+  }
+  return out;
 }
 
 }  // namespace
@@ -123,9 +222,8 @@ bool wants_prompt_cache(const std::string& model, const ModelProviderInfo& provi
 std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& provider) {
   bool cache = wants_prompt_cache(prompt.model, provider);
   auto history = normalize_history(prompt.input);
-  std::vector<const ResponseItem*> msgs;
-  for (const auto& it : history)
-    if (convertible(it)) msgs.push_back(&it);
+  auto msgs = assemble(history);
+  auto reasoning = passbacks(msgs, passback_for(prompt.model, provider));
   // Anthropic history marker: the message at index len-4 of the full array (system included).
   size_t total = msgs.size() + 1;
   size_t marked = total > 4 ? total - 4 : SIZE_MAX;
@@ -137,7 +235,7 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
   w.begin_object().field("role", "system").field("content", prompt.instructions);
   if (cache) cache_marker(w);
   w.end_object();
-  for (size_t i = 0; i < msgs.size(); ++i) write_message(w, *msgs[i], cache && i + 1 == marked);
+  for (size_t i = 0; i < msgs.size(); ++i) write_message(w, msgs[i], reasoning[i], cache && i + 1 == marked);
   w.end_array();
   w.field("stream", true);
   if (provider.include_usage)

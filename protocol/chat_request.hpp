@@ -24,8 +24,19 @@ struct Prompt {
   std::vector<ResponseItem> input;  // history, oldest first
   std::vector<ToolSpec> tools;
   bool parallel_tool_calls = false;
+  // Used by the Responses wire only (engine.md §3.2): the conversation (prompt_cache_key and the
+  // conversation_id / session_id headers), and the reasoning and verbosity settings, sent when
+  // the model family supports them.
+  std::string conversation_id;
+  bool reasoning = false;  // the family supports reasoning summaries: send `reasoning`
+  std::optional<std::string> reasoning_effort;
+  std::string reasoning_summary = "auto";
+  std::optional<std::string> verbosity;  // only for families that support it
   LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
-              v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls))
+              v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
+              v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
+              v("reasoning_effort", s.reasoning_effort); v("reasoning_summary", s.reasoning_summary);
+              v("verbosity", s.verbosity))
 };
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a

@@ -2,19 +2,33 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "protocol/json_writer.hpp"
+
 namespace llmx {
 
 namespace {
+
+std::optional<std::string_view> string_at(json::Object o, std::string_view key) {
+  auto v = o.at_key(key);
+  if (v.error() || !v.value_unsafe().is_string()) return std::nullopt;
+  return v.value_unsafe().get_string().value_unsafe();
+}
+
+std::optional<json::Object> object_at(json::Object o, std::string_view key) {
+  auto v = o.at_key(key);
+  if (v.error() || !v.value_unsafe().is_object()) return std::nullopt;
+  return v.value_unsafe().get_object().value_unsafe();
+}
 
 // A string field, or the `text` / `content` of an object (providers differ in reasoning shape).
 std::string text_of(json::Element e) {
   if (e.is_string()) return std::string(e.get_string().value_unsafe());
   if (e.is_object()) {
     auto o = e.get_object().value_unsafe();
-    for (auto key : {"text", "content"}) {
-      auto v = o.at_key(key);
-      if (!v.error() && v.value_unsafe().is_string()) return std::string(v.value_unsafe().get_string().value_unsafe());
-    }
+    for (auto key : {"text", "content"})
+      if (auto s = string_at(o, key)) return std::string(*s);
   }
   return {};
 }
@@ -34,14 +48,12 @@ std::optional<TokenUsage> read_usage(json::Object usage) {
   u.input_tokens = *prompt;
   u.output_tokens = *completion;
   u.total_tokens = total.value_or(*prompt + *completion);
-  if (auto d = usage.at_key("prompt_tokens_details"); !d.error() && d.value_unsafe().is_object())
-    u.cached_input_tokens = int_at(d.value_unsafe().get_object().value_unsafe(), "cached_tokens").value_or(0);
-  // Anthropic via LiteLLM reports cache reads at the top level.
-  if (u.cached_input_tokens == 0)
-    u.cached_input_tokens = int_at(usage, "cache_read_input_tokens").value_or(0);
-  if (auto d = usage.at_key("completion_tokens_details"); !d.error() && d.value_unsafe().is_object())
-    u.reasoning_output_tokens =
-        int_at(d.value_unsafe().get_object().value_unsafe(), "reasoning_tokens").value_or(0);
+  if (auto d = object_at(usage, "prompt_tokens_details")) u.cached_input_tokens = int_at(*d, "cached_tokens").value_or(0);
+  // Anthropic via LiteLLM reports cache reads at the top level, DeepSeek as cache hits.
+  for (auto key : {"cache_read_input_tokens", "prompt_cache_hit_tokens"})
+    if (u.cached_input_tokens == 0) u.cached_input_tokens = int_at(usage, key).value_or(0);
+  if (auto d = object_at(usage, "completion_tokens_details"))
+    u.reasoning_output_tokens = int_at(*d, "reasoning_tokens").value_or(0);
   return u;
 }
 
@@ -56,6 +68,27 @@ void merge_fragment(std::string& have, std::string_view fragment) {
   have.append(fragment);
 }
 
+bool same_or_cumulative(std::string_view a, std::string_view b) {
+  return a.starts_with(b) || b.starts_with(a);
+}
+
+bool is_complete_json(std::string_view text) {
+  if (text.empty()) return false;
+  thread_local json::Parser p;  // not the chunk's parser: its document is still in use
+  try {
+    p.parse(text);
+    return true;
+  } catch (const json::DecodeError&) {
+    return false;
+  }
+}
+
+bool contains_any(std::string_view haystack, std::initializer_list<std::string_view> needles) {
+  for (auto n : needles)
+    if (haystack.find(n) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 ChatStreamParser::Status ChatStreamParser::on_data(std::string_view data, std::vector<ModelEvent>& out) {
@@ -68,106 +101,188 @@ ChatStreamParser::Status ChatStreamParser::on_data(std::string_view data, std::v
     return Status::done;
   }
   json::Element root;
+  std::string repaired;
   try {
     root = parser_.parse(trimmed);
   } catch (const json::DecodeError&) {
-    return Status::more;  // a malformed event is skipped; the stream goes on
+    // Invalid UTF-8 inside a string fails the whole chunk; repair it rather than lose the text.
+    repaired = json::sanitize_utf8(trimmed);
+    if (repaired == trimmed) return Status::more;  // plain garbage: skipped, the stream goes on
+    try {
+      root = parser_.parse(repaired);
+    } catch (const json::DecodeError&) {
+      return Status::more;
+    }
   }
   if (!root.is_object()) return Status::more;
   auto chunk = root.get_object().value_unsafe();
   if (auto err = chunk.at_key("error"); !err.error() && !err.value_unsafe().is_null()) {
-    std::string message = "Unknown error";
-    if (err.value_unsafe().is_object()) {
-      auto m = err.value_unsafe().get_object().value_unsafe().at_key("message");
-      if (!m.error() && m.value_unsafe().is_string()) message = std::string(m.value_unsafe().get_string().value_unsafe());
-    } else if (err.value_unsafe().is_string()) {
-      message = std::string(err.value_unsafe().get_string().value_unsafe());
-    }
-    error_ = fmt::format("unexpected status 200 OK: {}", message);
+    handle_error(err.value_unsafe());
     return Status::error;
   }
   handle_chunk(chunk, out);
   return Status::more;
 }
 
+void ChatStreamParser::handle_error(json::Element err) {
+  std::string message = "Unknown error";
+  std::string code, type;
+  if (err.is_object()) {
+    auto o = err.get_object().value_unsafe();
+    if (auto m = string_at(o, "message")) message = std::string(*m);
+    if (auto t = string_at(o, "type")) type = std::string(*t);
+    if (auto c = string_at(o, "code")) code = std::string(*c);
+    if (auto n = int_at(o, "code")) code = std::to_string(*n);
+  } else if (err.is_string()) {
+    message = std::string(err.get_string().value_unsafe());
+  }
+  // Rate limits, overload (Anthropic's 529) and server errors pass; a bad request does not.
+  int64_t numeric = 0;
+  if (!code.empty() && code.find_first_not_of("0123456789") == std::string::npos) numeric = std::stoll(code.substr(0, 9));
+  error_retryable_ = numeric == 429 || numeric >= 500 ||
+                     contains_any(type + " " + code, {"rate_limit", "overloaded", "server_error", "internal_error",
+                                                      "timeout", "unavailable", "api_error"});
+  error_ = fmt::format("unexpected status 200 OK: {}", message);
+}
+
 void ChatStreamParser::handle_chunk(json::Object chunk, std::vector<ModelEvent>& out) {
-  if (auto u = chunk.at_key("usage"); !u.error() && u.value_unsafe().is_object())
-    if (auto usage = read_usage(u.value_unsafe().get_object().value_unsafe())) usage_ = usage;
+  if (auto u = object_at(chunk, "usage"))
+    if (auto usage = read_usage(*u)) usage_ = usage;
 
   auto choices = chunk.at_key("choices");
   if (choices.error() || !choices.value_unsafe().is_array()) return;
   auto arr = choices.value_unsafe().get_array().value_unsafe();
-  if (arr.size() == 0) return;
+  if (arr.size() == 0) return;  // Azure's prompt_filter_results chunk, usage-only chunks
   auto first = arr.at(0);
   if (first.error() || !first.value_unsafe().is_object()) return;
   auto choice = first.value_unsafe().get_object().value_unsafe();
 
-  for (auto key : {"delta", "message"}) {
-    auto d = choice.at_key(key);
-    if (d.error() || !d.value_unsafe().is_object()) continue;
-    auto delta = d.value_unsafe().get_object().value_unsafe();
-    for (auto rkey : {"reasoning_content", "reasoning"}) {
-      auto r = delta.at_key(rkey);
-      if (r.error()) continue;
-      auto piece = text_of(r.value_unsafe());
-      if (piece.empty()) continue;
-      reasoning_ += piece;
-      out.push_back(ReasoningDelta{std::move(piece)});
-      break;  // a provider sending both names means the same text twice (E5: no duplicates)
-    }
-    if (auto c = delta.at_key("content"); !c.error() && c.value_unsafe().is_string()) {
-      std::string_view piece = c.value_unsafe().get_string().value_unsafe();
-      if (!piece.empty()) {
-        text_.append(piece);
-        out.push_back(TextDelta{std::string(piece)});
-      }
-    }
-    if (auto tc = delta.at_key("tool_calls"); !tc.error() && tc.value_unsafe().is_array()) {
-      size_t position = 0;
-      for (auto arr = tc.value_unsafe().get_array().value_unsafe(); auto call : arr) {
-        if (call.is_object()) handle_tool_call(call.get_object().value_unsafe(), position);
-        ++position;
-      }
-    }
-  }
+  for (auto key : {"delta", "message"})
+    if (auto d = object_at(choice, key)) handle_delta(*d, out);
 
-  auto fr = choice.at_key("finish_reason");
-  if (!fr.error() && fr.value_unsafe().is_string()) {
-    finish_reason_ = std::string(fr.value_unsafe().get_string().value_unsafe());
-    if (finish_reason_.empty()) finish_reason_ = "stop";
+  if (auto fr = string_at(choice, "finish_reason")) {
+    finish_reason_ = fr->empty() ? std::string("stop") : std::string(*fr);
     // Items are final now; keep reading for a trailing usage chunk (E4).
     flush_items(out);
   }
 }
 
-void ChatStreamParser::handle_tool_call(json::Object call, size_t position) {
-  int64_t index = int_at(call, "index").value_or(static_cast<int64_t>(position));
-  auto& pending = calls_[index];
-  if (auto id = call.at_key("id"); !id.error() && id.value_unsafe().is_string())
-    merge_fragment(pending.id, id.value_unsafe().get_string().value_unsafe());
-  if (auto f = call.at_key("function"); !f.error() && f.value_unsafe().is_object()) {
-    auto fn = f.value_unsafe().get_object().value_unsafe();
-    if (auto n = fn.at_key("name"); !n.error() && n.value_unsafe().is_string())
-      merge_fragment(pending.name, n.value_unsafe().get_string().value_unsafe());
-    if (auto a = fn.at_key("arguments"); !a.error()) {
-      if (a.value_unsafe().is_string())
-        pending.arguments.append(a.value_unsafe().get_string().value_unsafe());
-      else if (a.value_unsafe().is_object())  // some proxies send parsed arguments
-        pending.arguments.append(json::to_text(a.value_unsafe()));
+void ChatStreamParser::handle_delta(json::Object delta, std::vector<ModelEvent>& out) {
+  bool reasoning_seen = false;
+  for (auto rkey : {"reasoning_content", "reasoning"}) {
+    auto r = delta.at_key(rkey);
+    if (r.error() || r.value_unsafe().is_null()) continue;
+    reasoning_seen = true;
+    auto piece = text_of(r.value_unsafe());
+    if (piece.empty()) continue;
+    reasoning_ += piece;
+    out.push_back(ReasoningDelta{std::move(piece)});
+    break;  // a provider sending both names means the same text twice (E5: no duplicates)
+  }
+  if (auto tb = delta.at_key("thinking_blocks"); !tb.error() && tb.value_unsafe().is_array())
+    for (auto arr = tb.value_unsafe().get_array().value_unsafe(); auto block : arr)
+      if (block.is_object()) handle_thinking_block(block.get_object().value_unsafe(), reasoning_seen, out);
+  if (auto piece = string_at(delta, "content"); piece && !piece->empty()) {
+    text_.append(*piece);
+    out.push_back(TextDelta{std::string(*piece)});
+  }
+  if (auto tc = delta.at_key("tool_calls"); !tc.error() && tc.value_unsafe().is_array()) {
+    size_t position = 0;
+    for (auto arr = tc.value_unsafe().get_array().value_unsafe(); auto call : arr) {
+      if (call.is_object()) handle_tool_call(call.get_object().value_unsafe(), position);
+      ++position;
     }
   }
+}
+
+void ChatStreamParser::handle_thinking_block(json::Object block, bool reasoning_seen, std::vector<ModelEvent>& out) {
+  auto type = string_at(block, "type").value_or("thinking");
+  if (type == "redacted_thinking") {
+    ThinkingBlock b;
+    b.type = "redacted_thinking";
+    b.data = std::string(string_at(block, "data").value_or(""));
+    thinking_.push_back(std::move(b));
+    return;
+  }
+  auto piece = string_at(block, "thinking").value_or("");
+  auto signature = string_at(block, "signature").value_or("");
+  // A block is closed by its signature: thinking text after one starts the next block.
+  if (thinking_.empty() || thinking_.back().type != "thinking" || (!thinking_.back().signature.empty() && !piece.empty()))
+    thinking_.emplace_back();
+  auto& b = thinking_.back();
+  b.thinking.append(piece);
+  merge_fragment(b.signature, signature);
+  if (!reasoning_seen && !piece.empty()) {  // blocks without a reasoning_content copy
+    reasoning_.append(piece);
+    out.push_back(ReasoningDelta{std::string(piece)});
+  }
+}
+
+void ChatStreamParser::handle_tool_call(json::Object call, size_t position) {
+  int64_t index = int_at(call, "index").value_or(static_cast<int64_t>(position));
+  auto id = string_at(call, "id").value_or("");
+  auto fn = object_at(call, "function");
+  std::string_view name = fn ? string_at(*fn, "name").value_or("") : std::string_view();
+  std::optional<std::string> args;
+  if (fn)
+    if (auto a = fn->at_key("arguments"); !a.error()) {
+      if (a.value_unsafe().is_string())
+        args = std::string(a.value_unsafe().get_string().value_unsafe());
+      else if (a.value_unsafe().is_object())  // some proxies send parsed arguments
+        args = json::to_text(a.value_unsafe());
+    }
+
+  auto slot = slot_of_.find(index);
+  bool open_new = slot == slot_of_.end();
+  if (!open_new) {
+    const auto& cur = calls_[slot->second];
+    // Only once the call there is finished (its arguments parse) can a chunk start another one:
+    // before that, a differing id is the next piece of a split id.
+    bool other_id = !id.empty() && !cur.id.empty() && !same_or_cumulative(cur.id, id);
+    bool whole_new_call = id.empty() && !name.empty() && args && !args->empty() && !cur.name.empty();
+    open_new = (other_id || whole_new_call) && is_complete_json(cur.arguments);
+  }
+  if (open_new) {
+    slot_of_[index] = calls_.size();
+    calls_.emplace_back().index = index;
+  }
+  auto& pending = calls_[slot_of_[index]];
+  merge_fragment(pending.id, id);
+  merge_fragment(pending.name, name);
+  if (args) pending.arguments.append(*args);
 }
 
 void ChatStreamParser::flush_items(std::vector<ModelEvent>& out) {
   if (items_flushed_) return;
   items_flushed_ = true;
-  // The model's order: reasoning, then its text, then its tool calls by index (E3).
-  if (!reasoning_.empty())
-    out.push_back(ItemDone{ReasoningItem{{}, std::vector<ReasoningContent>{ReasoningText{reasoning_}}, {}}});
+  // The model's order: reasoning, then its text, then its tool calls as they were opened (E3).
+  if (!reasoning_.empty() || !thinking_.empty()) {
+    ReasoningItem r{{}, std::vector<ReasoningContent>{ReasoningText{reasoning_}}, {}};
+    bool passable = false;
+    for (const auto& b : thinking_) passable |= !b.signature.empty() || !b.data.empty();
+    if (passable) {
+      json::Writer w;
+      w.begin_array();
+      for (const auto& b : thinking_) {
+        w.begin_object().field("type", b.type);
+        if (b.type == "redacted_thinking")
+          w.field("data", b.data);
+        else
+          w.field("thinking", b.thinking).field("signature", b.signature);
+        w.end_object();
+      }
+      w.end_array();
+      r.encrypted_content = w.take();
+    }
+    out.push_back(ItemDone{std::move(r)});
+  }
   if (!text_.empty()) out.push_back(ItemDone{assistant_message(text_)});
-  for (auto& [index, call] : calls_) {
+  // Index order (the model's order); calls that shared an index keep the order they opened in.
+  std::stable_sort(calls_.begin(), calls_.end(), [](const PendingCall& a, const PendingCall& b) { return a.index < b.index; });
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    auto& call = calls_[i];
     if (call.name.empty() && call.arguments.empty()) continue;
-    std::string id = call.id.empty() ? fmt::format("{}_{}", prefix_, index) : call.id;
+    std::string id = call.id.empty() ? fmt::format("{}_{}", prefix_, i) : call.id;
     out.push_back(ItemDone{FunctionCallItem{call.name, call.arguments.empty() ? "{}" : call.arguments, id}});
   }
 }

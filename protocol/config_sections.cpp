@@ -16,7 +16,8 @@ ModelProviderInfo& apply_provider_table(std::map<std::string, ModelProviderInfo>
                                         const std::string& id) {
   t.check_keys({"name", "base_url", "env_key", "env_key_instructions", "experimental_bearer_token", "wire_api",
                 "query_params", "http_headers", "env_http_headers", "request_max_retries", "stream_max_retries",
-                "stream_idle_timeout_ms", "max_tokens", "requires_openai_auth", "include_usage", "prompt_cache"});
+                "stream_idle_timeout_ms", "max_tokens", "requires_openai_auth", "include_usage", "prompt_cache",
+                "reasoning_passback"});
   // Built-ins may be changed field by field (E7); a new id needs a name.
   auto name = t.string("name");
   if (!providers.count(id) && !name)
@@ -37,6 +38,8 @@ ModelProviderInfo& apply_provider_table(std::map<std::string, ModelProviderInfo>
   (void)t.boolean("requires_openai_auth");  // a login-flow hint for UIs
   if (auto v = t.boolean("include_usage")) p.include_usage = *v;
   if (auto v = t.boolean("prompt_cache")) p.prompt_cache = *v;
+  if (auto v = t.one_of("reasoning_passback", {"none", "reasoning_content", "thinking_blocks", "reasoning"}))
+    p.reasoning_passback = *enum_from_name<ReasoningPassback>(*v);
   if (auto v = t.string_map("query_params")) p.query_params = *v;
   if (auto v = t.string_map("http_headers")) p.http_headers = *v;
   if (auto v = t.string_map("env_http_headers")) p.env_http_headers = *v;

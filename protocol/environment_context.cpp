@@ -1,5 +1,7 @@
 #include "protocol/environment_context.hpp"
 
+#include "protocol/model_catalog.hpp"
+
 #include <pwd.h>
 #include <unistd.h>
 
@@ -66,6 +68,20 @@ std::vector<ResponseItem> initial_context(const Config& cfg) {
 std::string system_instructions(const Config& cfg) {
   if (cfg.base_instructions && !cfg.base_instructions->empty()) return *cfg.base_instructions;
   return std::string(prompts::get("system"));
+}
+
+Prompt base_prompt(const Config& cfg, const std::string& conversation_id) {
+  auto family = models::find_family(cfg.model);
+  Prompt p;
+  p.model = cfg.model;
+  p.instructions = system_instructions(cfg);
+  p.conversation_id = conversation_id;
+  p.parallel_tool_calls = family.supports_parallel_tool_calls;
+  p.reasoning = cfg.model_supports_reasoning_summaries.value_or(family.supports_reasoning_summaries);
+  p.reasoning_effort = cfg.reasoning_effort;
+  p.reasoning_summary = cfg.reasoning_summary;
+  if (family.support_verbosity) p.verbosity = cfg.model_verbosity;
+  return p;
 }
 
 }  // namespace llmx

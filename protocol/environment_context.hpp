@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "protocol/chat_request.hpp"
 #include "protocol/config.hpp"
 #include "protocol/items.hpp"
 
@@ -17,5 +18,10 @@ std::vector<ResponseItem> initial_context(const Config& cfg);
 
 // The system prompt: the configured base instructions, else our own (protocol/prompts/system.md).
 std::string system_instructions(const Config& cfg);
+
+// A request's settings for this configuration: model, system prompt, and what the model family
+// supports (parallel tool calls; reasoning summaries and verbosity, used by the Responses wire).
+// Input and tools are left to the caller.
+Prompt base_prompt(const Config& cfg, const std::string& conversation_id);
 
 }  // namespace llmx

@@ -19,6 +19,21 @@ struct EnumTraits<WireApi> {
   }};
 };
 
+// How reasoning goes back to a Chat Completions provider on later requests (DECISIONS E5):
+// DeepSeek's thinking mode needs `reasoning_content` on every assistant message that made tool
+// calls; Claude behind LiteLLM needs its signed `thinking_blocks` on them; some proxies read a
+// `reasoning` field (the reference's anchors); most providers want nothing.
+enum class ReasoningPassback { none, reasoning_content, thinking_blocks, reasoning };
+template <>
+struct EnumTraits<ReasoningPassback> {
+  static constexpr std::array<std::pair<ReasoningPassback, std::string_view>, 4> values{{
+      {ReasoningPassback::none, "none"},
+      {ReasoningPassback::reasoning_content, "reasoning_content"},
+      {ReasoningPassback::thinking_blocks, "thinking_blocks"},
+      {ReasoningPassback::reasoning, "reasoning"},
+  }};
+};
+
 struct ModelProviderInfo {
   std::string id;  // key in [model_providers.<id>]
   std::string name;
@@ -36,6 +51,8 @@ struct ModelProviderInfo {
   std::optional<int64_t> max_tokens;
   bool include_usage = true;                // E4: ask for usage in the stream
   std::optional<bool> prompt_cache;         // E6: force cache_control markers on or off
+  // E5; unset = by model name: "deepseek" → reasoning_content, "claude" → thinking_blocks.
+  std::optional<ReasoningPassback> reasoning_passback;
   // The key stored by `llmx login` (auth.json), attached once when the configuration is loaded
   // (auth::attach_stored_api_key) so requests never read the file. It crosses actor boundaries
   // but is never written as JSON (see write_json below).
@@ -49,6 +66,7 @@ struct ModelProviderInfo {
               v("stream_max_retries", s.stream_max_retries);
               v("stream_idle_timeout_ms", s.stream_idle_timeout_ms); v("max_tokens", s.max_tokens);
               v("include_usage", s.include_usage); v("prompt_cache", s.prompt_cache);
+              v("reasoning_passback", s.reasoning_passback);
               v("stored_api_key", s.stored_api_key, Field::defaulted))
 
   // `{base_url}/chat/completions?{query}`.

@@ -1,6 +1,9 @@
 #include "protocol/retry_policy.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <ctime>
 #include <random>
 
 #include <fmt/format.h>
@@ -18,14 +21,31 @@ int64_t backoff_ms(uint32_t attempt) {
 
 bool retryable_status(int64_t status) { return status == 429 || (status >= 500 && status <= 599); }
 
-std::optional<int64_t> retry_after_ms(std::string_view v) {
+std::optional<int64_t> retry_after_ms(std::string_view v, int64_t now_unix) {
   while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
   while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
   int64_t secs = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
-  if (ec != std::errc() || p != v.data() + v.size() || secs < 0) return std::nullopt;
-  if (secs > INT64_MAX / 1000) return std::nullopt;  // would overflow as milliseconds
-  return secs * 1000;
+  if (ec == std::errc() && p == v.data() + v.size()) {
+    if (secs < 0) return std::nullopt;
+    return std::min(secs, kMaxRetryAfterMs / 1000) * 1000;
+  }
+  // An HTTP-date ("Tue, 24 Nov 2026 14:00:01 GMT"): the wait until then.
+  std::tm tm{};
+  std::string text(v);
+  const char* end = ::strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  int64_t at = static_cast<int64_t>(::timegm(&tm));
+  return std::clamp<int64_t>((at - now_unix) * 1000, 0, kMaxRetryAfterMs);
+}
+
+std::optional<int64_t> retry_after_ms_header(std::string_view v) {
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  double ms = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
+  if (ec != std::errc() || p != v.data() + v.size() || !(ms >= 0)) return std::nullopt;
+  return std::min<int64_t>(static_cast<int64_t>(std::ceil(ms)), kMaxRetryAfterMs);
 }
 
 std::string_view reason_phrase(int64_t s) {

@@ -15,8 +15,15 @@ int64_t backoff_ms(uint32_t attempt);
 // 429 and 5xx are worth retrying; other statuses fail at once.
 bool retryable_status(int64_t status);
 
-// Seconds from a Retry-After header (integer seconds only); nullopt when absent or not a number.
-std::optional<int64_t> retry_after_ms(std::string_view header_value);
+// The longest wait a server may ask for; longer requests wait this long (a retry that would
+// sit for an hour helps nobody; the error after the last attempt tells the user what happened).
+inline constexpr int64_t kMaxRetryAfterMs = 120'000;
+
+// A Retry-After header: integer seconds or an HTTP-date (relative to `now_unix`), in
+// milliseconds, at most kMaxRetryAfterMs; nullopt when it is neither.
+std::optional<int64_t> retry_after_ms(std::string_view header_value, int64_t now_unix);
+// OpenAI's `retry-after-ms` header (milliseconds, possibly fractional).
+std::optional<int64_t> retry_after_ms_header(std::string_view header_value);
 
 // The canonical reason phrase ("Too Many Requests").
 std::string_view reason_phrase(int64_t status);

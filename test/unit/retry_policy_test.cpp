@@ -60,19 +60,33 @@ TEST_CASE("retry: 429 and 5xx are retryable, other statuses are not") {
   }
 }
 
-TEST_CASE("retry: Retry-After takes integer seconds only") {
-  CHECK(retry::retry_after_ms("5") == std::optional<int64_t>(5000));
-  CHECK(retry::retry_after_ms("0") == std::optional<int64_t>(0));
-  CHECK(retry::retry_after_ms(" 12 ") == std::optional<int64_t>(12000));
-  CHECK(retry::retry_after_ms("120") == std::optional<int64_t>(120000));
-  CHECK_FALSE(retry::retry_after_ms("").has_value());
-  CHECK_FALSE(retry::retry_after_ms("   ").has_value());
-  CHECK_FALSE(retry::retry_after_ms("1.5").has_value());
-  CHECK_FALSE(retry::retry_after_ms("-1").has_value());
-  CHECK_FALSE(retry::retry_after_ms("5s").has_value());
-  CHECK_FALSE(retry::retry_after_ms("abc").has_value());
-  CHECK_FALSE(retry::retry_after_ms("Wed, 21 Oct 2015 07:28:00 GMT").has_value());
-  CHECK_FALSE(retry::retry_after_ms("99999999999999999999999").has_value());
+TEST_CASE("retry: Retry-After takes integer seconds or an HTTP-date, capped") {
+  constexpr int64_t now = 1445412480;  // Wed, 21 Oct 2015 07:28:00 GMT
+  CHECK(retry::retry_after_ms("5", now) == std::optional<int64_t>(5000));
+  CHECK(retry::retry_after_ms("0", now) == std::optional<int64_t>(0));
+  CHECK(retry::retry_after_ms(" 12 ", now) == std::optional<int64_t>(12000));
+  CHECK(retry::retry_after_ms("120", now) == std::optional<int64_t>(120000));
+  CHECK(retry::retry_after_ms("3600", now) == std::optional<int64_t>(retry::kMaxRetryAfterMs));
+  CHECK(retry::retry_after_ms("Wed, 21 Oct 2015 07:28:07 GMT", now) == std::optional<int64_t>(7000));
+  CHECK(retry::retry_after_ms("Wed, 21 Oct 2015 07:27:00 GMT", now) == std::optional<int64_t>(0));  // past
+  CHECK(retry::retry_after_ms("Thu, 22 Oct 2015 07:28:00 GMT", now) == std::optional<int64_t>(retry::kMaxRetryAfterMs));
+  CHECK_FALSE(retry::retry_after_ms("", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("   ", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("1.5", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("-1", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("5s", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("abc", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("Wed, 21 Oct 2015 07:28:00 GMT trailing", now).has_value());
+  CHECK_FALSE(retry::retry_after_ms("99999999999999999999999", now).has_value());
+}
+
+TEST_CASE("retry: retry-after-ms takes (fractional) milliseconds") {
+  CHECK(retry::retry_after_ms_header("250") == std::optional<int64_t>(250));
+  CHECK(retry::retry_after_ms_header(" 12.2 ") == std::optional<int64_t>(13));
+  CHECK(retry::retry_after_ms_header("999999999") == std::optional<int64_t>(retry::kMaxRetryAfterMs));
+  CHECK_FALSE(retry::retry_after_ms_header("-5").has_value());
+  CHECK_FALSE(retry::retry_after_ms_header("soon").has_value());
+  CHECK_FALSE(retry::retry_after_ms_header("").has_value());
 }
 
 TEST_CASE("retry: provider_message reads JSON error bodies") {
@@ -123,7 +137,7 @@ TEST_CASE("retry: unexpected_status text") {
 TEST_CASE("retry: a Retry-After too large for milliseconds never turns negative") {
   for (std::string v : {"9223372036854775807", "9223372036854776", "100000000000000000"}) {
     CAPTURE(v);
-    auto ms = retry::retry_after_ms(v);
+    auto ms = retry::retry_after_ms(v, 0);
     CHECK((!ms || *ms >= 0));
   }
 }

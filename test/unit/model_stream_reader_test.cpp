@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "transport/chat_stream_reader.hpp"
+#include "protocol/retry_policy.hpp"
+#include "transport/model_stream_reader.hpp"
 
 using namespace llmx;
 
@@ -12,7 +13,7 @@ const std::string kText =
 }  // namespace
 
 TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the transfer ends") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_head(200, {}, out);
   r.on_body(kText, out);
@@ -25,7 +26,7 @@ TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the tran
 }
 
 TEST_CASE("a stream cut before its finish is a stream error naming the transport's reason") {
-  ChatStreamReader r(2, "c");
+  ModelStreamReader r(2, "c");
   std::vector<ModelEvent> out;
   r.on_head(200, {}, out);
   r.on_body(kText.substr(0, 60), out);
@@ -37,7 +38,7 @@ TEST_CASE("a stream cut before its finish is a stream error naming the transport
 }
 
 TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_head(200, {}, out);
   r.on_body(kText.substr(0, 60), out);
@@ -47,7 +48,7 @@ TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
 }
 
 TEST_CASE("non-2xx statuses quote the provider's message and keep Retry-After") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_head(429, {{"Retry-After", "3"}}, out);
   r.on_body(R"({"error":{"message":"Rate limit exceeded"}})", out);
@@ -61,7 +62,7 @@ TEST_CASE("non-2xx statuses quote the provider's message and keep Retry-After") 
 }
 
 TEST_CASE("no response at all is a transport error") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_end("Couldn't connect to server (curl 7)", out);
   CHECK(r.outcome().kind == StreamOutcome::transport_error);
@@ -69,7 +70,7 @@ TEST_CASE("no response at all is a transport error") {
 }
 
 TEST_CASE("an error object inside a 200 stream is a provider error") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_head(200, {}, out);
   r.on_body("data: {\"error\":{\"message\":\"Upstream failed\"}}\n\n", out);
@@ -79,7 +80,7 @@ TEST_CASE("an error object inside a 200 stream is a provider error") {
 }
 
 TEST_CASE("rate-limit headers of a 2xx or a 429 become one RateLimits event ahead of the stream") {
-  ChatStreamReader r(1, "c");
+  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
   r.on_head(200, {{"X-RateLimit-Limit-Requests", "100"}, {"x-ratelimit-remaining-requests", "25"}}, out);
   REQUIRE(out.size() == 1);
@@ -89,15 +90,48 @@ TEST_CASE("rate-limit headers of a 2xx or a 429 become one RateLimits event ahea
   CHECK(rl->snapshot.primary->used_percent == doctest::Approx(75.0));
   CHECK_FALSE(rl->snapshot.secondary);
 
-  ChatStreamReader limited(1, "c");
+  ModelStreamReader limited(1, "c");
   std::vector<ModelEvent> out429;
   limited.on_head(429, {{"x-ratelimit-limit-tokens", "1000"}, {"x-ratelimit-remaining-tokens", "0"}}, out429);
   REQUIRE(out429.size() == 1);
   CHECK(out429.front().get_if<RateLimits>()->snapshot.secondary->used_percent == doctest::Approx(100.0));
 
-  ChatStreamReader plain(1, "c");
+  ModelStreamReader plain(1, "c");
   std::vector<ModelEvent> none;
   plain.on_head(500, {{"x-ratelimit-limit-requests", "100"}, {"x-ratelimit-remaining-requests", "25"}}, none);
   plain.on_head(200, {{"content-type", "text/event-stream"}}, none);
   CHECK(none.empty());
+}
+
+TEST_CASE("retry-after-ms wins over Retry-After; an HTTP-date Retry-After is understood") {
+  ModelStreamReader both(1, "c");
+  std::vector<ModelEvent> out;
+  both.on_head(429, {{"Retry-After", "3"}, {"retry-after-ms", "1500"}}, out);
+  both.on_end("", out);
+  REQUIRE(both.outcome().retry_after_ms);
+  CHECK(*both.outcome().retry_after_ms == 1500);
+
+  ModelStreamReader dated(1, "c");
+  dated.on_head(503, {{"Retry-After", "Thu, 01 Jan 2099 00:00:00 GMT"}}, out);
+  dated.on_end("", out);
+  REQUIRE(dated.outcome().retry_after_ms);
+  CHECK(*dated.outcome().retry_after_ms == retry::kMaxRetryAfterMs);
+}
+
+TEST_CASE("an error object saying rate limit or overload is a retryable stream error, a bad request is not") {
+  for (auto [chunk, retryable] : std::vector<std::pair<std::string, bool>>{
+           {R"({"error":{"message":"Overloaded","type":"overloaded_error","code":529}})", true},
+           {R"({"error":{"message":"slow down","type":"rate_limit_error"}})", true},
+           {R"({"error":{"message":"boom","code":"500"}})", true},
+           {R"({"error":{"message":"bad","type":"invalid_request_error","code":400}})", false},
+           {R"({"error":"plain text"})", false}}) {
+    CAPTURE(chunk);
+    ModelStreamReader r(1, "c");
+    std::vector<ModelEvent> out;
+    r.on_head(200, {}, out);
+    r.on_body("data: " + chunk + "\n\n", out);
+    REQUIRE(r.finished());
+    CHECK(r.outcome().kind == (retryable ? StreamOutcome::stream_error : StreamOutcome::provider_error));
+    CHECK(r.outcome().message.starts_with("unexpected status 200 OK: "));
+  }
 }

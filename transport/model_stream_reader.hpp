@@ -1,27 +1,28 @@
-// Reads one HTTP attempt of a Chat Completions request: status and headers, SSE body bytes,
-// end of transfer. Produces ModelEvents as bytes arrive and, at the end, a StreamOutcome that
-// says whether the attempt completed or why not. Plain code: it runs on the HTTP loop thread.
+// Reads one HTTP attempt of a model request, on either wire (Chat Completions or Responses):
+// status and headers, SSE body bytes, end of transfer. Produces ModelEvents as bytes arrive and,
+// at the end, a StreamOutcome that says whether the attempt completed or why not. Plain code:
+// it runs on the HTTP loop thread.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "protocol/chat_stream.hpp"
+#include "protocol/provider.hpp"
+#include "protocol/responses_stream.hpp"
 #include "transport/sse_decoder.hpp"
 
 namespace llmx {
 
-class ChatStreamReader {
+class ModelStreamReader {
  public:
-  ChatStreamReader(uint32_t attempt, std::string call_id_prefix)
-      : parser_(std::move(call_id_prefix)) {
-    outcome_.attempt = attempt;
-  }
+  ModelStreamReader(uint32_t attempt, std::string call_id_prefix, WireApi wire = WireApi::chat);
 
   // Status and headers; a response that carries rate-limit headers (a 2xx or a 429) yields a
-  // RateLimits event.
+  // RateLimits event; Retry-After / retry-after-ms are kept for the outcome.
   void on_head(long status, const std::vector<std::pair<std::string, std::string>>& headers,
                std::vector<ModelEvent>& out);
   void on_body(std::string_view bytes, std::vector<ModelEvent>& out);
@@ -33,10 +34,14 @@ class ChatStreamReader {
   const StreamOutcome& outcome() const { return outcome_; }
 
  private:
+  enum class Parsed { more, done, error };
+  Parsed feed_event(std::string_view data, std::vector<ModelEvent>& out);
+  Parsed end_of_stream(std::vector<ModelEvent>& out);
+  void finish_error();
   void finish(int32_t kind, std::string message);
 
   sse::Decoder decoder_;
-  ChatStreamParser parser_;
+  std::variant<ChatStreamParser, ResponsesStreamParser> parser_;
   long status_ = 0;
   std::string error_body_;
   bool finished_ = false;
