@@ -499,11 +499,12 @@ TEST_CASE("mcp: malformed SSE events are skipped and the valid text survives") {
 TEST_CASE("mcp: an error event inside the stream gives an isError result") {
   McpServerFixture f;
   f.mcp.initialize();
-  auto id = f.mcp.call_llmx("@mock:stream_error");
+  // A bad request inside the stream is final (overload and server errors reconnect: faults tests).
+  auto id = f.mcp.call_llmx("@mock:error_chunk kind=invalid");
   auto resp = f.mcp.wait_for_response(id);
   REQUIRE_FALSE(resp.is_error());
   CHECK(result_is_error(resp));
-  CHECK(result_text(resp) == "unexpected status 200 OK: Upstream provider failed (mock)");
+  CHECK(result_text(resp) == "unexpected status 200 OK: Invalid request (mock)");
   CHECK(resp.str("/result/structuredContent/content") == result_text(resp));
   CHECK(f.mcp.responses_for(id).size() == 1);
   // The session goes on.

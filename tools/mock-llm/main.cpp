@@ -1,14 +1,18 @@
-// mock-llm: a scripted OpenAI-compatible Chat Completions server for the demo and the
-// integration tests. See scenarios.cpp for the behaviours selected with `@mock:NAME` directives.
+// mock-llm: a scripted OpenAI-compatible server (Chat Completions and Responses wires) for the
+// demo and the integration tests. See scenarios.cpp and fault_scenarios.cpp for the behaviours
+// selected with `@mock:NAME` directives, dialects.cpp for the provider stream shapes.
 //
-//   mock-llm [--port N] [--scenario NAME] [--record FILE] [--delay-ms N]
+//   mock-llm [--port N] [--scenario NAME] [--dialect NAME] [--record FILE] [--delay-ms N]
 //            [--exit-on-stdin-eof] [--max-threads N]
 //
 // The first stdout line is the base URL (http://127.0.0.1:<port>/v1); it runs until SIGTERM or
 // SIGINT (exit 0), or until stdin reaches EOF when --exit-on-stdin-eof is given.
 
+#include "tools/mock-llm/dialects.hpp"
 #include "tools/mock-llm/http.hpp"
 #include "tools/mock-llm/request.hpp"
+#include "tools/mock-llm/responses_request.hpp"
+#include "tools/mock-llm/responses_writer.hpp"
 #include "tools/mock-llm/scenarios.hpp"
 #include "tools/mock-llm/sse_writer.hpp"
 #include "tools/mock-llm/state.hpp"
@@ -17,7 +21,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
@@ -26,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,6 +44,7 @@ using namespace mockllm;
 struct Options {
   int port = 0;
   std::string scenario = "text";
+  Dialect dialect = Dialect::Default; // chat stream shape unless a directive has dialect=
   std::string record_file;
   long long delay_ms = 0;
   bool exit_on_stdin_eof = false;
@@ -45,12 +53,22 @@ struct Options {
 
 void usage(std::FILE *to) {
   fmt::print(to,
-             "usage: mock-llm [--port N] [--scenario NAME] [--record FILE] [--delay-ms N]\n"
-             "                [--exit-on-stdin-eof] [--max-threads N]\n"
+             "usage: mock-llm [--port N] [--scenario NAME] [--dialect NAME] [--record FILE]\n"
+             "                [--delay-ms N] [--exit-on-stdin-eof] [--max-threads N]\n"
              "Prints its base URL (http://127.0.0.1:<port>/v1) as the first stdout line.\n"
+             "Routes: POST /v1/chat/completions, POST /v1/responses, GET /v1/models,\n"
+             "        GET /_mock/requests, GET /_mock/headers, GET /_mock/stats,\n"
+             "        POST /_mock/reset\n"
+             "The last user message picks a scenario with `@mock:NAME key=value ...`;\n"
+             "`dialect=NAME` (or --dialect) shapes the chat stream like a provider.\n"
              "Scenarios:");
   for (const auto &n : scenario_names()) fmt::print(to, " {}", n);
-  fmt::print(to, "\n");
+  fmt::print(to, "\nDialects:");
+  for (const auto &n : dialect_names()) fmt::print(to, " {}", n);
+  fmt::print(to,
+             "\nFault options: status code=N body=json|text|none times=K retry_after=S|date|none\n"
+             "  retry_after_ms=M; error_chunk kind=rate_limit|overloaded|invalid times=K;\n"
+             "  huge bytes=N; context_length times=K\n");
 }
 
 std::optional<long long> to_int(const std::string &s, long long lo, long long hi) {
@@ -90,6 +108,11 @@ Options parse_args(int argc, char **argv) {
     } else if (arg == "--scenario") {
       o.scenario = value();
       if (!is_known_scenario(o.scenario)) fail("unknown scenario '" + o.scenario + "'");
+    } else if (arg == "--dialect") {
+      const std::string name = value();
+      auto d = parse_dialect(name);
+      if (!d) fail("unknown dialect '" + name + "'");
+      o.dialect = *d;
     } else if (arg == "--record") {
       o.record_file = value();
     } else if (arg == "--delay-ms") {
@@ -132,14 +155,50 @@ void set_json(httplib::Response &res, int status, const std::string &body) {
   res.set_content(body, "application/json");
 }
 
-void handle_chat(const Options &opt, const httplib::Request &req, const std::string &body,
-                 httplib::Response &res) {
-  static std::atomic<unsigned long long> next_id{1};
+enum class Wire { Chat, Responses };
+
+// httplib runs a route and the error handler on the same connection thread; this tells the
+// error handler that an empty error body is deliberate (`status body=none`).
+thread_local bool t_bodyless_error = false;
+
+void write_http_error(const HttpError &error, httplib::Response &res) {
+  for (const auto &[k, v] : error.headers) res.set_header(k, v);
+  res.status = error.status;
+  if (error.content_type.empty()) {
+    t_bodyless_error = true;
+    return;
+  }
+  res.set_content(error.body, error.content_type);
+}
+
+bool same_header(const std::string &a, const std::string &b) {
+  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [&](char x, char y) { return lower(x) == lower(y); });
+}
+
+// The dialect's own headers, then the directive's `ratelimit=` ones, which replace any header
+// of the same name.
+HeaderList answer_headers(Dialect dialect, const std::string &seed, const HeaderList &extra) {
+  HeaderList out = dialect_headers(dialect, seed);
+  for (const auto &h : extra) {
+    std::erase_if(out, [&](const auto &o) { return same_header(o.first, h.first); });
+    out.push_back(h);
+  }
+  return out;
+}
+
+void handle_model(const Options &opt, Wire wire, const httplib::Request &req,
+                  const std::string &body, httplib::Response &res) {
+  static std::atomic<unsigned long long> next_chat_id{1}, next_response_id{1};
+  t_bodyless_error = false;
 
   std::string compact, error;
-  auto parsed = parse_chat_request(body, compact, error);
+  auto parsed = wire == Wire::Chat ? parse_chat_request(body, compact, error)
+                                   : parse_responses_request(body, compact, error);
   g_state.record(compact.empty() ? json_string(body) : std::move(compact),
                  req.get_header_value("Authorization"), req.get_header_value("User-Agent"));
+  g_state.count_request(req.remote_addr + ":" + std::to_string(req.remote_port));
   if (!parsed) {
     set_json(res, 400, error_body(error, "invalid_request_error"));
     return;
@@ -148,27 +207,36 @@ void handle_chat(const Options &opt, const httplib::Request &req, const std::str
   Plan plan = plan_response(*parsed, opt.scenario,
                             [](const std::string &d) { return g_state.bump(d); });
   if (plan.is_error) {
-    for (const auto &[k, v] : plan.error.headers) res.set_header(k, v);
-    set_json(res, plan.error.status, plan.error.body);
+    write_http_error(plan.error, res);
     return;
   }
 
-  for (const auto &[k, v] : plan.headers) res.set_header(k, v);
   ResponseContext ctx;
-  ctx.id = "chatcmpl-mock-" + std::to_string(next_id.fetch_add(1));
   ctx.created = static_cast<long long>(std::time(nullptr));
   ctx.model = parsed->model;
   ctx.include_usage = parsed->include_usage;
   ctx.prompt_tokens = plan.prompt_tokens ? static_cast<size_t>(*plan.prompt_tokens) : parsed->content_chars / 4;
   ctx.global_delay_ms = opt.delay_ms;
+  if (wire == Wire::Responses) {
+    ctx.serial = next_response_id.fetch_add(1);
+    ctx.id = "resp_mock_" + std::to_string(ctx.serial);
+    for (const auto &[k, v] : plan.headers) res.set_header(k, v);
+    write_responses_answer(plan.script, ctx, parsed->stream, res);
+    return;
+  }
+  ctx.serial = next_chat_id.fetch_add(1);
+  ctx.id = "chatcmpl-mock-" + std::to_string(ctx.serial);
+  ctx.dialect = plan.dialect.empty() ? opt.dialect : *parse_dialect(plan.dialect);
+  for (const auto &[k, v] : answer_headers(ctx.dialect, ctx.id, plan.headers))
+    res.set_header(k, v);
   write_response(plan.script, ctx, parsed->stream, res);
 }
 
-void install_routes(MockServer &svr, const Options &opt) {
-  // Read the body through a ContentReader: the plain overload caps bodies labelled
-  // application/x-www-form-urlencoded (curl -d's default) at 8 KiB with a 413.
-  svr.Post("/v1/chat/completions", [&opt](const httplib::Request &req, httplib::Response &res,
-                                          const httplib::ContentReader &reader) {
+// Reads the body through a ContentReader: the plain overload caps bodies labelled
+// application/x-www-form-urlencoded (curl -d's default) at 8 KiB with a 413.
+httplib::Server::HandlerWithContentReader model_route(const Options &opt, Wire wire) {
+  return [&opt, wire](const httplib::Request &req, httplib::Response &res,
+                      const httplib::ContentReader &reader) {
     if (req.is_multipart_form_data()) {
       set_json(res, 400, error_body("expected a JSON body", "invalid_request_error"));
       return;
@@ -182,8 +250,13 @@ void install_routes(MockServer &svr, const Options &opt) {
       set_json(res, 400, error_body("could not read the request body", "invalid_request_error"));
       return;
     }
-    handle_chat(opt, req, body, res);
-  });
+    handle_model(opt, wire, req, body, res);
+  };
+}
+
+void install_routes(MockServer &svr, const Options &opt) {
+  svr.Post("/v1/chat/completions", model_route(opt, Wire::Chat));
+  svr.Post("/v1/responses", model_route(opt, Wire::Responses));
   svr.Get("/v1/models", [](const httplib::Request &, httplib::Response &res) {
     set_json(res, 200, R"({"object":"list","data":[{"id":"mock-model","object":"model"}]})");
   });
@@ -192,6 +265,9 @@ void install_routes(MockServer &svr, const Options &opt) {
   });
   svr.Get("/_mock/headers", [](const httplib::Request &, httplib::Response &res) {
     set_json(res, 200, g_state.headers_json());
+  });
+  svr.Get("/_mock/stats", [](const httplib::Request &, httplib::Response &res) {
+    set_json(res, 200, g_state.stats_json());
   });
   svr.Post("/_mock/reset", [](const httplib::Request &, httplib::Response &res) {
     g_state.reset();
@@ -214,7 +290,8 @@ void install_routes(MockServer &svr, const Options &opt) {
   // Give unknown routes an OpenAI-style body; leave responses that already have one alone.
   svr.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request &req, httplib::Response &res) {
-    if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0)
+    if (std::exchange(t_bodyless_error, false) || !res.body.empty() ||
+        res.is_chunked_content_provider_ || res.content_length_ > 0)
       return httplib::Server::HandlerResponse::Unhandled;
     set_json(res, res.status,
              error_body(fmt::format("{} {} -> HTTP {} (mock)", req.method, req.path, res.status),

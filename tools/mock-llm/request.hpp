@@ -33,6 +33,8 @@ struct ChatRequest {
   bool include_usage = false;
   std::vector<Message> messages;
   size_t content_chars = 0; // bytes of all message contents, for prompt_tokens
+  // Came in on POST /v1/responses: a few scenarios (context_length) fail differently there.
+  bool responses_wire = false;
 
   bool after_tool() const { return !messages.empty() && messages.back().role == "tool"; }
   const Message *last_with_role(std::string_view role) const;

@@ -1,5 +1,7 @@
 #include "tools/mock-llm/scenarios.hpp"
 
+#include "tools/mock-llm/dialects.hpp"
+#include "tools/mock-llm/fault_scenarios.hpp"
 #include "tools/mock-llm/text_util.hpp"
 
 #include <algorithm>
@@ -25,16 +27,6 @@ std::vector<std::string> text_deltas(std::string text, size_t k) {
     text += trim(words[w % words.size()]);
   }
   return split_even(text, k);
-}
-
-Script text_script(const Directive &d, long long default_deltas) {
-  Script s;
-  s.role();
-  const auto k = static_cast<size_t>(d.int_param("deltas", default_deltas, 1, kMaxDeltas));
-  for (auto &piece : text_deltas(d.param("text").value_or(std::string(kDefaultText)), k))
-    s.content(std::move(piece));
-  s.finish("stop");
-  return s;
 }
 
 void add_words(Script &s, std::string_view text) {
@@ -231,7 +223,8 @@ Script sc_stream_error(const ChatRequest &, const Directive &) {
   Script s;
   s.role();
   s.content("Partial ").content("output ");
-  s.raw("data: " + body + "\n\n");
+  // Chat clients get `data: <body>` and then [DONE]; the Responses wire a response.failed.
+  s.stream_error(body, "server_error", "Upstream provider failed (mock)", true);
   s.non_stream_status = 500;
   s.non_stream_error_body = body;
   return s;
@@ -265,19 +258,35 @@ const std::vector<Entry> &registry() {
       {"cut", sc_cut},           {"malformed", sc_malformed},
       {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
       {"badargs", sc_badargs},   {"unknown_tool", sc_unknown_tool},
+      // Fault injection (fault_scenarios.cpp); status, error_chunk and context_length are
+      // decided in plan_fault.
+      {"status", sc_unused},     {"headers_only", sc_headers_only},
+      {"close_each", sc_close_each}, {"huge", sc_huge},
+      {"bytewise", sc_bytewise}, {"non_utf8", sc_non_utf8},
+      {"empty", sc_empty},       {"no_finish", sc_no_finish},
+      {"length", sc_length},     {"error_chunk", sc_unused},
+      {"content_filter", sc_content_filter}, {"context_length", sc_unused},
   };
   return entries;
 }
 
-// `times=N` handling: true while this directive has been seen fewer than N times. Without
-// `times` the failure is permanent.
+} // namespace
+
+Script text_script(const Directive &d, long long default_deltas) {
+  Script s;
+  s.role();
+  const auto k = static_cast<size_t>(d.int_param("deltas", default_deltas, 1, kMaxDeltas));
+  for (auto &piece : text_deltas(d.param("text").value_or(std::string(kDefaultText)), k))
+    s.content(std::move(piece));
+  s.finish("stop");
+  return s;
+}
+
 bool should_fail(const Directive &d, const TimesCounter &counter) {
   if (!d.param("times")) return true;
   const long long n = d.int_param("times", 0, 0, 1LL << 40);
   return counter(d.raw) < n;
 }
-
-} // namespace
 
 Script &Script::tool_start(int index, std::string id, std::string name) {
   Event e(EventKind::ToolStart);
@@ -290,6 +299,15 @@ Script &Script::tool_start(int index, std::string id, std::string name) {
 Script &Script::tool_args(int index, std::string part) {
   Event e(EventKind::ToolArgs, std::move(part));
   e.index = index;
+  return add(std::move(e));
+}
+
+Script &Script::stream_error(std::string chat_json, std::string code, std::string message,
+                             bool response_failed) {
+  Event e(EventKind::StreamError, std::move(chat_json));
+  e.code = std::move(code);
+  e.message = std::move(message);
+  e.response_failed = response_failed;
   return add(std::move(e));
 }
 
@@ -386,6 +404,16 @@ Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
                          "invalid_request_error", "unknown_scenario"));
     return plan;
   }
+  if (auto dialect = d.param("dialect")) {
+    if (!parse_dialect(*dialect)) {
+      std::string known;
+      for (const auto &n : dialect_names()) known += (known.empty() ? "" : ", ") + n;
+      fail(400, error_body("Unknown mock dialect '" + *dialect + "' (known: " + known + ")",
+                           "invalid_request_error", "unknown_dialect"));
+      return plan;
+    }
+    plan.dialect = *dialect;
+  }
 
   if (d.name == "error429") {
     if (should_fail(d, times_counter)) {
@@ -408,11 +436,21 @@ Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
     fail(400, error_body("Invalid request (mock): bad field", "invalid_request_error"));
   } else if (d.name == "cut") {
     plan.script = should_fail(d, times_counter) ? sc_cut(req, d) : text_script(d, 4);
+  } else if (plan_fault(req, d, times_counter, plan)) {
+    if (plan.is_error) return plan;
   } else {
     plan.script = it->build(req, d);
   }
   if (auto family = d.param("ratelimit"))
     plan.headers = rate_limit_headers(*family, d.int_param("ratelimit_remaining", 75, 0, 100));
+  // `think=WORD` on any scenario: the answer starts with reasoning (two deltas), so a tool call
+  // can carry reasoning that the next request must pass back (DeepSeek, Claude).
+  if (auto think = d.param("think"); think && !plan.script.events.empty()) {
+    auto at = plan.script.events.begin();
+    if (at->kind == EventKind::Role) ++at;
+    at = plan.script.events.insert(at, Event(EventKind::Reasoning, *think + " "));
+    plan.script.events.insert(at + 1, Event(EventKind::Reasoning, "done."));
+  }
   if (d.param("prompt_tokens")) {
     bool applies = true;
     if (d.param("prompt_tokens_times")) {

@@ -25,6 +25,10 @@ enum class EventKind {
   Sleep,     // pause `ms` before the next event
   Cut,       // drop the connection mid-stream
   Hang,      // keep the connection open without writing
+  // An error inside a 200 stream. Chat wire: `data: <text>` verbatim. Responses wire: a
+  // response.failed (`response_failed`) or an `error` event carrying `code` and `message`.
+  StreamError,
+  End, // end the body cleanly but without [DONE], then close the connection
 };
 
 struct Event {
@@ -35,6 +39,9 @@ struct Event {
   int index = 0;
   std::string id, name;
   long long ms = 0;
+  std::string code, message; // StreamError on the Responses wire
+  bool response_failed = false;
+  bool raw_utf8 = false; // send `text` byte for byte, even invalid UTF-8 (non_utf8 scenario)
 };
 
 struct Script {
@@ -42,6 +49,8 @@ struct Script {
   // Non-streaming equivalent of a stream that fails after starting (stream_error).
   int non_stream_status = 200;
   std::string non_stream_error_body;
+  // Write the SSE bytes one per write call, so every byte arrives in its own TCP segment.
+  bool bytewise = false;
 
   Script &role() { return add(Event(EventKind::Role)); }
   Script &content(std::string t) { return add(Event(EventKind::Content, std::move(t))); }
@@ -53,6 +62,9 @@ struct Script {
   Script &sleep(long long ms);
   Script &cut() { return add(Event(EventKind::Cut)); }
   Script &hang() { return add(Event(EventKind::Hang)); }
+  Script &end() { return add(Event(EventKind::End)); }
+  Script &stream_error(std::string chat_json, std::string code, std::string message,
+                       bool response_failed);
   Script &add(Event e) {
     events.push_back(std::move(e));
     return *this;
@@ -67,6 +79,8 @@ struct HttpError {
   int status = 500;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // MIME type of `body`; empty means the answer has no body at all (`status body=none`).
+  std::string content_type = "application/json";
 };
 
 // Counts the requests seen per directive string for `times=N`; returns the count BEFORE this
@@ -82,6 +96,8 @@ struct Plan {
   std::optional<long long> prompt_tokens;
   // Extra response headers of a successful answer (`ratelimit=...` on any scenario).
   std::vector<std::pair<std::string, std::string>> headers;
+  // `dialect=NAME` of the directive (validated), empty when absent.
+  std::string dialect;
 };
 
 // Rate-limit headers in a provider's family: `openai` (x-ratelimit-*, also what LiteLLM sends),
@@ -97,6 +113,13 @@ const std::vector<std::string> &scenario_names();
 // Decides what to answer. `default_scenario` applies when no user message has a directive.
 Plan plan_response(const ChatRequest &req, const std::string &default_scenario,
                    const TimesCounter &times_counter);
+
+// The plain streamed answer of `text` (also what times=-limited faults answer afterwards).
+Script text_script(const Directive &d, long long default_deltas);
+
+// `times=N` handling: true while this directive has been seen fewer than N times. Without
+// `times` the failure is permanent.
+bool should_fail(const Directive &d, const TimesCounter &counter);
 
 // OpenAI-style error body: {"error":{"message":..,"type":..[,"code":..]}}.
 std::string error_body(std::string_view message, std::string_view type,

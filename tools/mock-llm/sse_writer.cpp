@@ -1,20 +1,13 @@
 #include "tools/mock-llm/sse_writer.hpp"
 
+#include "tools/mock-llm/dialects.hpp"
 #include "tools/mock-llm/text_util.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
-#include <thread>
 
 namespace mockllm {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-constexpr auto kHangLimit = std::chrono::minutes(10);
-constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
 // Common head of every chunk, up to and including `"choices":[`.
 std::string chunk_head(const ResponseContext &ctx) {
@@ -34,7 +27,7 @@ std::string delta_json(const Event &e) {
   case EventKind::Role: return R"({"role":"assistant"})";
   case EventKind::Content:
     d = R"({"content":)";
-    append_json_string(d, e.text);
+    append_event_text(d, e);
     return d + "}";
   case EventKind::Reasoning:
     d = R"({"reasoning_content":)";
@@ -54,62 +47,30 @@ std::string delta_json(const Event &e) {
   }
 }
 
-// Sleeps up to `ms`, waking every 100 ms to notice a client that went away (false then).
-bool wait_while_connected(httplib::DataSink &sink, Clock::duration total) {
-  const auto deadline = Clock::now() + total;
-  for (;;) {
-    if (!sink.is_writable()) return false;
-    const auto left = deadline - Clock::now();
-    if (left <= Clock::duration::zero()) return true;
-    std::this_thread::sleep_for(std::min<Clock::duration>(left, kPollInterval));
-  }
-}
-
-bool send_event(httplib::DataSink &sink, const std::string &payload) {
-  return sink.write(payload.data(), payload.size());
-}
-
 std::string sse_data(const std::string &json) { return "data: " + json + "\n\n"; }
 
-// Writes the whole script; false means "drop the connection" (client gone, cut, hang).
-bool stream_script(const Script &script, const ResponseContext &ctx, httplib::DataSink &sink) {
-  const auto global_delay = std::chrono::milliseconds(ctx.global_delay_ms);
-  bool first = true;
-  size_t content_deltas = 0;
-  auto emit = [&](const std::string &payload) {
-    if (!first && ctx.global_delay_ms > 0 && !wait_while_connected(sink, global_delay))
-      return false;
-    first = false;
-    return send_event(sink, payload);
-  };
+// The original mock stream: the usage chunk follows the finish chunk when asked for.
+class LegacyRenderer final : public FrameRenderer {
+public:
+  explicit LegacyRenderer(const ResponseContext &ctx) : ctx_(ctx) {}
 
-  for (const Event &e : script.events) {
-    switch (e.kind) {
-    case EventKind::Sleep:
-      if (!wait_while_connected(sink, std::chrono::milliseconds(e.ms))) return false;
-      break;
-    case EventKind::Cut: return false;
-    case EventKind::Hang:
-      wait_while_connected(sink, kHangLimit);
-      return false;
-    case EventKind::Raw:
-      if (!emit(e.text)) return false;
-      break;
-    default: {
-      if (e.kind == EventKind::Content && !e.text.empty()) ++content_deltas;
-      if (!emit(sse_data(render_chunk(ctx, e)))) return false;
-      if (e.kind == EventKind::Finish && ctx.include_usage) {
-        std::string usage = chunk_head(ctx) + "],\"usage\":" +
-                            usage_json(ctx.prompt_tokens, content_deltas) + "}";
-        if (!emit(sse_data(usage))) return false;
-      }
+  void render(const Event &e, Frames &out) override {
+    if (e.kind == EventKind::StreamError) {
+      out.push_back(sse_data(e.text));
+      return;
     }
-    }
+    if (e.kind == EventKind::Content && !e.text.empty()) ++content_deltas_;
+    out.push_back(sse_data(render_chunk(ctx_, e)));
+    if (e.kind == EventKind::Finish && ctx_.include_usage)
+      out.push_back(sse_data(chunk_head(ctx_) + "],\"usage\":" +
+                             usage_json(ctx_.prompt_tokens, content_deltas_) + "}"));
   }
-  if (!emit("data: [DONE]\n\n")) return false;
-  sink.done();
-  return true;
-}
+  void finish(Frames &out) override { out.push_back("data: [DONE]\n\n"); }
+
+private:
+  ResponseContext ctx_;
+  size_t content_deltas_ = 0;
+};
 
 struct ToolCall {
   std::string id, name, arguments;
@@ -118,10 +79,14 @@ struct ToolCall {
 // Folds the stream into the message a non-streaming client would receive.
 std::string completion_json(const Script &script, const ResponseContext &ctx) {
   std::string content, reasoning, finish = "stop";
+  bool raw_content = false;
   std::map<int, ToolCall> calls;
   for (const Event &e : script.events) {
     switch (e.kind) {
-    case EventKind::Content: content += e.text; break;
+    case EventKind::Content:
+      content += e.text;
+      raw_content = raw_content || e.raw_utf8;
+      break;
     case EventKind::Reasoning: reasoning += e.text; break;
     case EventKind::ToolStart:
       calls[e.index].id = e.id;
@@ -140,6 +105,8 @@ std::string completion_json(const Script &script, const ResponseContext &ctx) {
   out += R"(,"choices":[{"index":0,"message":{"role":"assistant","content":)";
   if (content.empty() && !calls.empty())
     out += "null";
+  else if (raw_content)
+    append_json_string_unchecked(out, content);
   else
     append_json_string(out, content);
   if (!reasoning.empty()) {
@@ -168,19 +135,6 @@ std::string completion_json(const Script &script, const ResponseContext &ctx) {
   return out;
 }
 
-// Total time the streamed version would take, so slow scenarios stay slow without streaming.
-std::chrono::milliseconds stream_duration(const Script &script, const ResponseContext &ctx) {
-  long long ms = 0, written = 0;
-  for (const Event &e : script.events) {
-    if (e.kind == EventKind::Sleep)
-      ms += e.ms;
-    else if (e.kind != EventKind::Cut && e.kind != EventKind::Hang)
-      ++written;
-  }
-  if (written > 0) ms += ctx.global_delay_ms * written; // one gap per event incl. [DONE]
-  return std::chrono::milliseconds(ms);
-}
-
 } // namespace
 
 std::string usage_json(size_t prompt_tokens, size_t completion_tokens) {
@@ -194,7 +148,9 @@ std::string render_chunk(const ResponseContext &ctx, const Event &e) {
   case EventKind::Raw:
   case EventKind::Sleep:
   case EventKind::Cut:
-  case EventKind::Hang: return {};
+  case EventKind::Hang:
+  case EventKind::StreamError:
+  case EventKind::End: return {};
   case EventKind::NoChoices: return chunk_head(ctx) + "]}";
   case EventKind::Finish: {
     std::string out = chunk_head(ctx) + R"({"index":0,"delta":{},"finish_reason":)";
@@ -209,48 +165,20 @@ std::string render_chunk(const ResponseContext &ctx, const Event &e) {
 
 void write_response(const Script &script, const ResponseContext &ctx, bool stream,
                     httplib::Response &res) {
-  res.status = 200;
+  const bool legacy = ctx.dialect == Dialect::Default;
   if (stream) {
-    auto state = std::make_shared<const std::pair<Script, ResponseContext>>(script, ctx);
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    // Exactly "text/event-stream": httplib skips compression only for this content type.
-    res.set_chunked_content_provider("text/event-stream",
-                                     [state](size_t offset, httplib::DataSink &sink) {
-                                       if (offset > 0) { // already fully written
-                                         sink.done();
-                                         return true;
-                                       }
-                                       return stream_script(state->first, state->second, sink);
-                                     });
+    std::shared_ptr<FrameRenderer> renderer;
+    if (legacy)
+      renderer = std::make_shared<LegacyRenderer>(ctx);
+    else
+      renderer = make_dialect_renderer(script, ctx);
+    write_stream(std::make_shared<const Script>(script), std::move(renderer), ctx.global_delay_ms,
+                 res);
     return;
   }
-
-  const bool truncated = !script.completes();
-  if (!truncated) std::this_thread::sleep_for(stream_duration(script, ctx));
-  if (script.non_stream_status != 200) {
-    res.status = script.non_stream_status;
-    res.set_content(script.non_stream_error_body, "application/json");
-    return;
-  }
-  auto body = std::make_shared<const std::string>(completion_json(script, ctx));
-  if (!truncated) {
-    res.set_content(*body, "application/json");
-    return;
-  }
-  // cut / hang without streaming: promise the full Content-Length, then deliver half of it
-  // (cut) or nothing (hang) and drop the connection.
-  const bool hang = std::any_of(script.events.begin(), script.events.end(),
-                                [](const Event &e) { return e.kind == EventKind::Hang; });
-  res.set_content_provider(body->size(), "application/json",
-                           [body, hang](size_t offset, size_t, httplib::DataSink &sink) {
-                             if (hang) {
-                               wait_while_connected(sink, kHangLimit);
-                               return false;
-                             }
-                             if (offset == 0) sink.write(body->data(), body->size() / 2);
-                             return false;
-                           });
+  write_json_answer(script, ctx.global_delay_ms, [&] {
+    return legacy ? completion_json(script, ctx) : dialect_completion_json(script, ctx);
+  }, res);
 }
 
 } // namespace mockllm

@@ -1,22 +1,15 @@
-// Renders a Script as an OpenAI-compatible response: an SSE stream of chat.completion.chunk
-// objects, or a single chat.completion object when the request did not ask for streaming.
+// Renders a Script as an OpenAI-compatible Chat Completions response: an SSE stream of
+// chat.completion.chunk objects, or a single chat.completion object when the request did not ask
+// for streaming. The Default dialect is rendered here; the provider dialects in dialects.cpp.
 #pragma once
 
 #include "tools/mock-llm/http.hpp"
 #include "tools/mock-llm/scenarios.hpp"
+#include "tools/mock-llm/writer.hpp"
 
 #include <string>
 
 namespace mockllm {
-
-struct ResponseContext {
-  std::string id; // "chatcmpl-mock-<n>"
-  long long created = 0;
-  std::string model;
-  bool include_usage = false;
-  size_t prompt_tokens = 0;
-  long long global_delay_ms = 0; // --delay-ms, applied between written events
-};
 
 // Fills `res` for a successful (HTTP 200) plan. Streaming responses are produced lazily by a
 // chunked content provider running on the connection's thread.

@@ -51,6 +51,18 @@ std::string ServerState::headers_json() const {
   return out + "]}";
 }
 
+void ServerState::count_request(const std::string &peer) {
+  std::lock_guard lock(mu_);
+  ++requests_;
+  peers_.insert(peer);
+}
+
+std::string ServerState::stats_json() const {
+  std::lock_guard lock(mu_);
+  return R"({"requests":)" + std::to_string(requests_) + R"(,"connections":)" +
+         std::to_string(peers_.size()) + "}";
+}
+
 long long ServerState::bump(const std::string &directive) {
   std::lock_guard lock(mu_);
   return times_[directive]++;
@@ -60,6 +72,8 @@ void ServerState::reset() {
   std::lock_guard lock(mu_);
   recorded_.clear();
   times_.clear();
+  requests_ = 0;
+  peers_.clear();
 }
 
 void ServerState::flush() {

@@ -1,11 +1,13 @@
 // Server-wide mutable state shared by the request threads: the recorded requests (for tests to
-// inspect what the engine sent) and the per-directive `times=N` counters.
+// inspect what the engine sent), the per-directive `times=N` counters and the request and
+// connection counts of /_mock/stats.
 #pragma once
 
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace mockllm {
@@ -23,6 +25,11 @@ public:
   std::string requests_json() const; // {"requests":[...]}
   std::string headers_json() const;  // {"headers":[{"authorization":..,"user-agent":..}]}
 
+  // Counts one model request (chat or responses) arriving on connection `peer`
+  // ("addr:port"); /_mock/stats reports both counts.
+  void count_request(const std::string &peer);
+  std::string stats_json() const; // {"requests":R,"connections":C}
+
   // Returns how many earlier requests carried this directive, then counts this one.
   long long bump(const std::string &directive);
 
@@ -36,6 +43,8 @@ private:
   mutable std::mutex mu_;
   std::deque<Recorded> recorded_;
   std::map<std::string, long long> times_;
+  long long requests_ = 0;
+  std::set<std::string> peers_; // a client's source port identifies its connection
   std::FILE *record_file_ = nullptr;
 };
 

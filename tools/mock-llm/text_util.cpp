@@ -40,15 +40,18 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-} // namespace
-
-void append_json_string(std::string &out, std::string_view s) {
+void append_json(std::string &out, std::string_view s, bool repair_utf8) {
   static constexpr char hex[] = "0123456789abcdef";
   out.reserve(out.size() + s.size() + 2);
   out.push_back('"');
   size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80 && !repair_utf8) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
     if (c >= 0x80) {
       const size_t len = valid_sequence_length(s, i);
       if (len == 0) {
@@ -80,6 +83,14 @@ void append_json_string(std::string &out, std::string_view s) {
     ++i;
   }
   out.push_back('"');
+}
+
+} // namespace
+
+void append_json_string(std::string &out, std::string_view s) { append_json(out, s, true); }
+
+void append_json_string_unchecked(std::string &out, std::string_view s) {
+  append_json(out, s, false);
 }
 
 std::string json_string(std::string_view s) {

@@ -11,6 +11,9 @@ namespace mockllm {
 // output is always valid JSON, whatever the tool output or command line contained.
 void append_json_string(std::string &out, std::string_view s);
 std::string json_string(std::string_view s);
+// Like append_json_string but copies bytes >= 0x80 unchecked, so invalid UTF-8 reaches the
+// client as is (the non_utf8 scenario; the result is then not valid JSON text).
+void append_json_string_unchecked(std::string &out, std::string_view s);
 
 // Trims ASCII whitespace (space, tab, CR, LF, VT, FF) from both ends.
 std::string_view trim(std::string_view s);
