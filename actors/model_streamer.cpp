@@ -138,7 +138,7 @@ void on_stream_error(streamer_ptr self, const std::string& message, std::optiona
     retry_later(self, delay.value_or(retry::backoff_ms(st.stream_failures)),
                 fmt::format("Reconnecting... {}/{} ({})", st.stream_failures, max, message));
   } else {
-    fail(self, message);
+    fail(self, max == 0 ? message : fmt::format("{} (gave up after {} reconnects)", message, max));
   }
 }
 
@@ -150,7 +150,8 @@ void on_request_error(streamer_ptr self, std::string final_message, std::optiona
     retry_later(self, delay.value_or(retry::backoff_ms(st.request_failures)),
                 fmt::format("Reconnecting... {}/{} ({})", st.request_failures, max, final_message));
   } else {
-    fail(self, std::move(final_message));
+    fail(self, max == 0 ? std::move(final_message)
+                        : fmt::format("{} (exceeded retry limit: {} retries)", final_message, max));
   }
 }
 

@@ -1,13 +1,16 @@
 #include "transport/http_client.hpp"
-#include "transport/curl_api.hpp"
 
 #include <curl/curl.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+
+#include "transport/curl_api.hpp"
 
 namespace llmx::http {
 namespace {
@@ -371,6 +374,12 @@ struct Client::Impl {
     work.clear();
   }
 };
+
+std::size_t default_max_connections() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 256;
+  return std::clamp<std::size_t>(static_cast<std::size_t>(rl.rlim_cur) / 4, 64, 4096);
+}
 
 Client::Client() : Client(Options{}) {}
 

@@ -50,10 +50,15 @@ using RequestId = std::uint64_t;  // never 0, never reused within a Client
 // A handler that throws from on_head/on_body gets its transfer aborted and on_done with this.
 inline constexpr std::string_view kCancelled = "cancelled";
 
+// A quarter of RLIMIT_NOFILE's soft limit, within [64, 4096].
+std::size_t default_max_connections();
+
 class Client {
  public:
   struct Options {
-    std::size_t max_connections = 256;     // CURLMOPT_MAX_TOTAL_CONNECTIONS; extra requests queue
+    // CURLMOPT_MAX_TOTAL_CONNECTIONS; extra requests queue. The default leaves three quarters of
+    // the open-file limit to everything else: 256 at the usual 1024, at most 4096.
+    std::size_t max_connections = default_max_connections();
     std::size_t max_host_connections = 0;  // CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited
     bool http2 = true;  // h2 over TLS when the server offers it, HTTP/1.1 for plain http
   };

@@ -15,6 +15,7 @@
 
 #include "app_bench.hpp"
 #include "bench_stats.hpp"
+#include "streamer_bench.hpp"
 #include "process.hpp"
 #include "protocol/json_reader.hpp"
 #include "threads_bench.hpp"
@@ -110,8 +111,13 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas", "app", "tools", "threads"};
-  app.add_option("--sections", sections, "Sections to run: startup, turn, parallel, deltas, app, tools, threads")
+  std::vector<std::string> sections = {"startup", "turn",  "parallel", "deltas",
+                                       "app",     "tools", "threads",  "streamer"};
+  app.add_option("--sections", sections,
+                 "Sections to run: startup, turn, parallel, deltas, app, tools, threads, streamer")
+      ->delimiter(',');
+  std::vector<int> streamer_concurrency = {100, 1000};
+  app.add_option("--streamer-concurrency", streamer_concurrency, "Concurrent streams for the streamer rows")
       ->delimiter(',');
   std::vector<int> app_parallel = {200, 1000};
   app.add_option("--app-parallel", app_parallel, "Thread counts for the app-server parallel rows")->delimiter(',');
@@ -212,7 +218,10 @@ int main(int argc, char** argv) {
   // 6. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
   if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
 
-  // 7. stored threads: listing and resume (threads_bench.cpp)
+  // 7. the model streamer alone against the mock (streamer_bench.cpp)
+  if (wanted("streamer")) bench::streamer_rows({env.url, mock.pid(), streamer_concurrency}, row);
+
+  // 8. stored threads: listing and resume (threads_bench.cpp)
   if (wanted("threads")) bench::threads_rows({env.llmx, env.url, env.home, thread_counts}, row);
 
   fs::remove_all(home);

@@ -146,6 +146,20 @@ Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
   return single_tool_script("Applying a patch.", "call_patch_1", "apply_patch", args);
 }
 
+// One shell call whose arguments stream in `fragments=N` pieces (default 100): the tool-call
+// fragment path at volume, for the benchmark.
+Script sc_toolstream(const ChatRequest &req, const Directive &d) {
+  if (req.after_tool()) return fixed_text_script("Done.");
+  const auto n = static_cast<size_t>(d.int_param("fragments", 100, 1, kMaxDeltas));
+  const std::string args = R"({"command":["echo",")" + std::string(n * 8, 'x') + R"("]})";
+  Script s;
+  s.role();
+  s.tool_start(0, "call_stream_1", "shell");
+  for (auto &piece : split_even(args, n)) s.tool_args(0, std::move(piece));
+  s.finish("tool_calls");
+  return s;
+}
+
 Script sc_plan(const ChatRequest &req, const Directive &) {
   if (req.after_tool()) return fixed_text_script("Plan updated.");
   return single_tool_script(
@@ -258,6 +272,7 @@ const std::vector<Entry> &registry() {
       {"cut", sc_cut},           {"malformed", sc_malformed},
       {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
       {"badargs", sc_badargs},   {"unknown_tool", sc_unknown_tool},
+      {"toolstream", sc_toolstream},
       // Fault injection (fault_scenarios.cpp); status, error_chunk and context_length are
       // decided in plan_fault.
       {"status", sc_unused},     {"headers_only", sc_headers_only},
