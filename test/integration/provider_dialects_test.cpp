@@ -143,8 +143,13 @@ TEST_CASE("responses wire: text, shell and apply_patch end to end, reasoning rep
   Workspace w;
   const std::vector<std::string> wire = {"-c", "model_providers.litellm.wire_api=\"responses\"", "-c",
                                          "model=\"gpt-5\""};
-  auto text = w.exec("@mock:text", wire);
+  auto text = w.exec("@mock:text ratelimit=openai ratelimit_remaining=30", wire);
   CHECK(last_message(text) == kDefaultText);
+  // Rate-limit headers are read on this wire too.
+  bool limits = false;
+  for (const auto& c : of_type(text, "token_count"))
+    limits |= c.has("/msg/rate_limits/primary/used_percent") && c.text("/msg/rate_limits/primary/used_percent") == "70.0";
+  CHECK(limits);
   auto shell = w.exec("@mock:shell think=considering cmd=echo via-responses", wire);
   CHECK(contains(last_message(shell), "The command printed: Exit code: 0"));
   CHECK(contains(of_type(shell, "exec_command_end").at(0).str("/msg/aggregated_output"), "via-responses"));
