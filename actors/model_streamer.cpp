@@ -98,6 +98,18 @@ void finish(streamer_ptr self) {
   self->quit();
 }
 
+// The response is complete, but the transfer may still have its last bytes to read (the chunked
+// body's end after [DONE]). Cancelling now would close the connection instead of returning it to
+// the keep-alive pool, so the transfer gets a moment to end by itself; a server that keeps the
+// stream open after the end is cut off then.
+constexpr auto kLinger = std::chrono::seconds(1);
+
+void completed(streamer_ptr self) {
+  auto& st = self->state;
+  st.finished = true;
+  self->delayed_send(self, kLinger, cancel_atom::value);
+}
+
 void fail(streamer_ptr self, std::string message) {
   self->send(self->state.executor, ModelFailed{self->state.request.seq, std::move(message)});
   finish(self);
@@ -187,7 +199,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
         auto& st = self->state;
         if (o.attempt != st.attempt || st.finished || !st.http_id) return;
         switch (o.kind) {
-          case StreamOutcome::completed: return finish(self);
+          case StreamOutcome::completed: return completed(self);
           case StreamOutcome::provider_error: return fail(self, std::move(o.message));
           case StreamOutcome::stream_error:
             if (st.http_id) http::Client::shared().cancel(st.http_id);

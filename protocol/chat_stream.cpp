@@ -100,22 +100,10 @@ ChatStreamParser::Status ChatStreamParser::on_data(std::string_view data, std::v
     complete(out);
     return Status::done;
   }
-  json::Element root;
   std::string repaired;
-  try {
-    root = parser_.parse(trimmed);
-  } catch (const json::DecodeError&) {
-    // Invalid UTF-8 inside a string fails the whole chunk; repair it rather than lose the text.
-    repaired = json::sanitize_utf8(trimmed);
-    if (repaired == trimmed) return Status::more;  // plain garbage: skipped, the stream goes on
-    try {
-      root = parser_.parse(repaired);
-    } catch (const json::DecodeError&) {
-      return Status::more;
-    }
-  }
-  if (!root.is_object()) return Status::more;
-  auto chunk = root.get_object().value_unsafe();
+  auto root = json::parse_repairing_utf8(parser_, trimmed, repaired);
+  if (!root || !root->is_object()) return Status::more;  // garbage is skipped, the stream goes on
+  auto chunk = root->get_object().value_unsafe();
   if (auto err = chunk.at_key("error"); !err.error() && !err.value_unsafe().is_null()) {
     handle_error(err.value_unsafe());
     return Status::error;

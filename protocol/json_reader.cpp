@@ -14,6 +14,20 @@ Element Parser::parse(std::string_view text) {
   return result.value_unsafe();
 }
 
+std::optional<Element> parse_repairing_utf8(Parser& p, std::string_view text, std::string& storage) {
+  try {
+    return p.parse(text);
+  } catch (const DecodeError&) {
+  }
+  storage = sanitize_utf8(text);
+  if (storage == text) return std::nullopt;  // not an encoding problem
+  try {
+    return p.parse(storage);
+  } catch (const DecodeError&) {
+    return std::nullopt;
+  }
+}
+
 std::string to_text(Element e) { return simdjson::minify(e); }
 
 void pretty(std::string& out, json::Element e, int depth) {

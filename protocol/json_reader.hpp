@@ -46,6 +46,11 @@ class Parser {
   simdjson::dom::parser parser_;
 };
 
+// Parses `text` with `p`; when that fails, parses a copy with invalid UTF-8 replaced by U+FFFD
+// (kept in `storage`), so a provider's stray byte costs a character, not a whole chunk.
+// nullopt when it is not JSON either way.
+std::optional<Element> parse_repairing_utf8(Parser& p, std::string_view text, std::string& storage);
+
 // Compact JSON text of an element.
 std::string to_text(Element e);
 

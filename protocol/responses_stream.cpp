@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "protocol/json_writer.hpp"
 
 namespace llmx {
 
@@ -119,20 +118,10 @@ void ResponsesStreamParser::finish(json::Object response, std::string finish_rea
 
 ResponsesStreamParser::Status ResponsesStreamParser::on_data(std::string_view data, std::vector<ModelEvent>& out) {
   if (done_) return Status::done;
-  json::Element root;
-  try {
-    root = parser_.parse(data);
-  } catch (const json::DecodeError&) {
-    std::string repaired = json::sanitize_utf8(data);
-    if (repaired == data) return Status::more;  // unparseable events are skipped
-    try {
-      root = parser_.parse(repaired);
-    } catch (const json::DecodeError&) {
-      return Status::more;
-    }
-  }
-  if (!root.is_object()) return Status::more;
-  auto ev = root.get_object().value_unsafe();
+  std::string repaired;
+  auto root = json::parse_repairing_utf8(parser_, data, repaired);
+  if (!root || !root->is_object()) return Status::more;  // unparseable events are skipped
+  auto ev = root->get_object().value_unsafe();
   auto type = str(ev, "type");
   if (type == "response.output_text.delta") {
     if (auto d = str(ev, "delta"); !d.empty()) out.push_back(TextDelta{std::string(d)});

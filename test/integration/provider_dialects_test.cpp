@@ -23,25 +23,18 @@ struct Workspace {
 
   // `llmx exec --json -s workspace-write <flags> -- <prompt>` in the workspace; its events.
   std::vector<Message> exec(const std::string& prompt, std::vector<std::string> flags = {}) {
-    std::vector<std::string> args = {"exec", "--json", "-s", "workspace-write"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.push_back(prompt);
-    auto r = run_llmx(args, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());
-    INFO("prompt: " << prompt << "\nstderr: " << r.err);
-    CHECK(r.status.describe() == "exit code 0");
-    auto events = parse_json_lines(r.out);
-    REQUIRE_FALSE(events.empty());
-    CHECK(events.back().str("/msg/type") == "task_complete");
-    return events;
+    flags.insert(flags.begin(), {"-s", "workspace-write"});
+    auto r = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());
+    INFO("prompt: " << prompt << "\nstderr: " << r.raw.err);
+    CHECK(r.raw.status.describe() == "exit code 0");
+    REQUIRE_FALSE(r.events.empty());
+    CHECK(r.events.back().str("/msg/type") == "task_complete");
+    return r.events;
   }
 };
 
 std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  std::vector<Message> out;
-  for (const auto& e : events)
-    if (e.str_or("/msg/type", "") == type) out.push_back(e);
-  return out;
+  return events_of_type(events, type);
 }
 
 std::string last_message(const std::vector<Message>& events) {

@@ -17,15 +17,9 @@ namespace {
 
 const char* kDefaultText = "Hello from mock-llm. This is a streamed answer.";
 
-struct Run {
-  ExecResult raw;
-  std::vector<Message> events;
+struct Run : ExecJson {
   std::string error;  // the message of the error event, "" when none
   std::vector<std::string> stream_errors;
-  bool ok() const { return raw.status.exited && raw.status.code == 0; }
-  std::string last_message() const {
-    return events.empty() ? "" : events.back().str_or("/msg/last_agent_message", "");
-  }
 };
 
 struct Provider {
@@ -35,15 +29,11 @@ struct Provider {
   // `llmx exec --json` with quick retries (1 request retry, 2 stream retries, a 500 ms idle
   // timeout) unless `flags` say otherwise.
   Run exec(const std::string& prompt, std::vector<std::string> flags = {}) {
-    std::vector<std::string> args = {"exec", "--json", "-c", "model_providers.litellm.request_max_retries=1",
-                                     "-c", "model_providers.litellm.stream_max_retries=2", "-c",
-                                     "model_providers.litellm.stream_idle_timeout_ms=500"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.push_back(prompt);
+    flags.insert(flags.begin(), {"-c", "model_providers.litellm.request_max_retries=1", "-c",
+                                 "model_providers.litellm.stream_max_retries=2", "-c",
+                                 "model_providers.litellm.stream_idle_timeout_ms=500"});
     Run r;
-    r.raw = run_llmx(args, llmx_env(home.path(), mock.url()), std::chrono::seconds(30));
-    r.events = parse_json_lines(r.raw.out);
+    static_cast<ExecJson&>(r) = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), std::chrono::seconds(30));
     for (const auto& e : r.events) {
       auto type = e.str_or("/msg/type", "");
       if (type == "error") r.error = e.str("/msg/message");

@@ -31,29 +31,21 @@ struct ExecWorkspace {
   // `llmx exec --json <flags...> -- <prompt>` in the workspace; the events, parsed.
   std::vector<Message> exec(const std::vector<std::string>& flags, const std::string& prompt,
                             ExecResult* raw = nullptr) {
-    std::vector<std::string> args = {"exec", "--json"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.push_back(prompt);
-    auto r = run_llmx(args, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());
-    INFO("stderr: " << r.err);
-    CHECK(r.status.describe() == "exit code 0");
-    auto events = parse_json_lines(r.out);
-    REQUIRE_FALSE(events.empty());
-    CHECK(events.front().str("/msg/type") == "session_configured");
-    CHECK(events.back().str("/msg/type") == "task_complete");
-    if (raw) *raw = std::move(r);
-    return events;
+    auto r = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());
+    INFO("stderr: " << r.raw.err);
+    CHECK(r.raw.status.describe() == "exit code 0");
+    REQUIRE_FALSE(r.events.empty());
+    CHECK(r.events.front().str("/msg/type") == "session_configured");
+    CHECK(r.events.back().str("/msg/type") == "task_complete");
+    if (raw) *raw = std::move(r.raw);
+    return r.events;
   }
 };
 
 std::string type_of(const Message& e) { return e.str_or("/msg/type", ""); }
 
 std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  std::vector<Message> out;
-  for (const auto& e : events)
-    if (type_of(e) == type) out.push_back(e);
-  return out;
+  return events_of_type(events, type);
 }
 
 // The single event of this type; fails the test when there is not exactly one.

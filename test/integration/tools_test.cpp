@@ -21,24 +21,16 @@ namespace {
 std::vector<Message> exec_events(MockLlm& mock, const std::vector<std::string>& flags, const std::string& prompt,
                                  Duration timeout = kDefaultTimeout) {
   TempDir home{"llmx-tools-home"};
-  std::vector<std::string> args = {"exec", "--json"};
-  args.insert(args.end(), flags.begin(), flags.end());
-  args.push_back("--");
-  args.push_back(prompt);
-  auto r = run_llmx(args, llmx_env(home.path(), mock.url()), timeout, home.path());
-  INFO("stderr: " << r.err);
-  CHECK(r.status.describe() == "exit code 0");
-  auto events = parse_json_lines(r.out);
-  REQUIRE_FALSE(events.empty());
-  CHECK(events.back().str("/msg/type") == "task_complete");
-  return events;
+  auto r = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), timeout, home.path());
+  INFO("stderr: " << r.raw.err);
+  CHECK(r.raw.status.describe() == "exit code 0");
+  REQUIRE_FALSE(r.events.empty());
+  CHECK(r.events.back().str("/msg/type") == "task_complete");
+  return r.events;
 }
 
 std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  std::vector<Message> out;
-  for (const auto& e : events)
-    if (e.str_or("/msg/type", "") == type) out.push_back(e);
-  return out;
+  return events_of_type(events, type);
 }
 
 // The one tool output the model was sent (in the last chat request).

@@ -494,6 +494,18 @@ std::vector<Message> events_of_type(const std::vector<Message>& events, std::str
   return out;
 }
 
+ExecJson run_exec_json(const std::vector<std::string>& flags, const std::string& prompt, const EnvVars& env,
+                       Duration timeout, const std::string& cwd) {
+  std::vector<std::string> args = {"exec", "--json"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.push_back("--");
+  args.push_back(prompt);
+  ExecJson r;
+  r.raw = run_llmx(args, env, timeout, cwd);
+  r.events = parse_json_lines(r.raw.out);
+  return r;
+}
+
 std::vector<Message> parse_json_lines(std::string_view text) {
   std::vector<Message> out;
   for (auto& line : split_lines(text)) out.emplace_back(std::move(line));

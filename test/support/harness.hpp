@@ -96,7 +96,8 @@ class Message {
 
   // `llmx/event` notifications.
   bool is_event() const { return method() == "llmx/event"; }
-  std::string event_type() const { return str_or("/params/msg/type", ""); }
+  // The event type of an `llmx/event[/<type>]` notification or of an `llmx exec --json` line.
+  std::string event_type() const { return has("/params/msg/type") ? str("/params/msg/type") : str_or("/msg/type", ""); }
   std::string event_request_id() const { return has("/params/_meta/requestId") ? text("/params/_meta/requestId") : ""; }
 
   // Position in the McpClient log (0 for the first line the server wrote).
@@ -235,6 +236,19 @@ struct ExecResult {
 // Runs `llmx <args...>` to completion with stdin closed.
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout = kDefaultTimeout,
                     const std::string& cwd = {});
+
+// `llmx exec --json <flags...> -- <prompt>` to completion: the result and its event lines.
+struct ExecJson {
+  ExecResult raw;
+  std::vector<Message> events;
+  bool ok() const { return raw.status.exited && raw.status.code == 0; }
+  // task_complete's last_agent_message ("" when the last event is something else).
+  std::string last_message() const {
+    return events.empty() ? "" : events.back().str_or("/msg/last_agent_message", "");
+  }
+};
+ExecJson run_exec_json(const std::vector<std::string>& flags, const std::string& prompt, const EnvVars& env,
+                       Duration timeout = kDefaultTimeout, const std::string& cwd = {});
 
 // Splits text into lines (without the '\n'); a trailing newline adds no empty line.
 std::vector<std::string> split_lines(std::string_view text);

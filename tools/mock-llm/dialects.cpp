@@ -20,13 +20,6 @@ constexpr Named kDialects[] = {
     {"azure", Dialect::Azure},
 };
 
-std::string rfc3339(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string uuid_like(std::string_view seed) {
   const std::string h = mock_token(seed, 32, kHex);
@@ -306,7 +299,7 @@ HeaderList dialect_headers(Dialect d, const std::string &seed) {
          {"x-ratelimit-remaining-tokens", "7500"},
          {"llm_provider-anthropic-ratelimit-requests-limit", "100"},
          {"llm_provider-anthropic-ratelimit-requests-remaining", "75"},
-         {"llm_provider-anthropic-ratelimit-requests-reset", rfc3339(std::time(nullptr) + 60)},
+         {"llm_provider-anthropic-ratelimit-requests-reset", format_utc(std::time(nullptr) + 60, "%Y-%m-%dT%H:%M:%SZ")},
          {"llm_provider-anthropic-ratelimit-tokens-limit", "10000"},
          {"llm_provider-anthropic-ratelimit-tokens-remaining", "7500"},
          {"x-litellm-model-id", mock_token(seed + "/model", 64, kHex)}};

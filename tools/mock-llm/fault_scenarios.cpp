@@ -43,13 +43,6 @@ StatusInfo status_info(int status) {
 // HTTP forbids a body on 1xx, 204 and 304 answers.
 bool status_allows_body(int status) { return status >= 200 && status != 204 && status != 304; }
 
-std::string http_date(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
-}
 
 bool is_decimal(const std::string &s) {
   long long v = 0;
@@ -74,7 +67,7 @@ void plan_status(const Directive &d, const TimesCounter &times, Plan &plan) {
   std::optional<std::string> retry_after;
   if (auto ra = d.param("retry_after")) {
     if (*ra == "date")
-      retry_after = http_date(std::time(nullptr) + 1);
+      retry_after = format_utc(std::time(nullptr) + 1, "%a, %d %b %Y %H:%M:%S GMT");
     else if (is_decimal(*ra))
       retry_after = *ra;
     else if (*ra != "none")

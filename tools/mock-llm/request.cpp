@@ -72,8 +72,8 @@ const Message *ChatRequest::last_with_role(std::string_view role) const {
   return nullptr;
 }
 
-std::optional<ChatRequest> parse_chat_request(const std::string &body, std::string &compact,
-                                              std::string &error) {
+std::optional<simdjson::dom::object> parse_body(const std::string &body, std::string &compact,
+                                                std::string &error) {
   // One parser per thread: parsers are not thread-safe and reallocating per request is waste.
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -90,12 +90,19 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
   } else {
     compact = simdjson::minify(doc);
   }
-
   simdjson::dom::object root;
   if (doc.get_object().get(root) != simdjson::SUCCESS) {
     error = "request body must be a JSON object";
     return std::nullopt;
   }
+  return root;
+}
+
+std::optional<ChatRequest> parse_chat_request(const std::string &body, std::string &compact,
+                                              std::string &error) {
+  auto parsed = parse_body(body, compact, error);
+  if (!parsed) return std::nullopt;
+  simdjson::dom::object root = *parsed;
   ChatRequest req;
   std::string_view sv;
   if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;

@@ -2,6 +2,8 @@
 // `@mock:NAME key=value ...` directive that selects a scenario.
 #pragma once
 
+#include <simdjson.h>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +41,12 @@ struct ChatRequest {
   bool after_tool() const { return !messages.empty() && messages.back().role == "tool"; }
   const Message *last_with_role(std::string_view role) const;
 };
+
+// The root object of a JSON request body (valid until this thread parses another one); nullopt
+// with `error` set when the body is not a JSON object. `compact` receives the minified body (for
+// recording) whenever the body is valid JSON.
+std::optional<simdjson::dom::object> parse_body(const std::string &body, std::string &compact,
+                                                std::string &error);
 
 // Parses the JSON body. On failure returns nullopt and fills `error` with a human message.
 // `compact` receives the minified body (for recording) whenever the body is valid JSON.

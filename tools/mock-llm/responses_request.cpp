@@ -63,26 +63,9 @@ bool add_item(ChatRequest &req, simdjson::dom::element item, std::string &error)
 
 std::optional<ChatRequest> parse_responses_request(const std::string &body, std::string &compact,
                                                    std::string &error) {
-  thread_local simdjson::dom::parser parser; // parsers are not thread-safe
-  simdjson::dom::element doc;
-  if (auto err = parser.parse(body).get(doc); err) {
-    error = std::string("request body is not valid JSON: ") + simdjson::error_message(err);
-    return std::nullopt;
-  }
-  // Record the body as sent, minus whitespace, keeping original number spellings.
-  compact.assign(body.size() + simdjson::SIMDJSON_PADDING, '\0');
-  size_t compact_len = 0;
-  if (simdjson::minify(body.data(), body.size(), compact.data(), compact_len) ==
-      simdjson::SUCCESS)
-    compact.resize(compact_len);
-  else
-    compact = simdjson::minify(doc);
-
-  simdjson::dom::object root;
-  if (doc.get_object().get(root) != simdjson::SUCCESS) {
-    error = "request body must be a JSON object";
-    return std::nullopt;
-  }
+  auto parsed = parse_body(body, compact, error);
+  if (!parsed) return std::nullopt;
+  simdjson::dom::object root = *parsed;
   ChatRequest req;
   req.responses_wire = true;
   std::string_view sv;

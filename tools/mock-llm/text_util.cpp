@@ -162,4 +162,12 @@ std::vector<std::string> split_words(std::string_view s) {
   return out;
 }
 
+std::string format_utc(std::time_t t, const char *format) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
 } // namespace mockllm

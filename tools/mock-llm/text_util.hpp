@@ -1,6 +1,7 @@
 // Small string helpers for the mock model server: JSON string escaping and UTF-8 aware slicing.
 #pragma once
 
+#include <ctime>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +34,8 @@ std::vector<std::string> split_even(std::string_view s, size_t parts);
 std::vector<std::string> split_words(std::string_view s);
 
 size_t utf8_length(std::string_view s);
+
+// `t` in UTC through strftime's `format` (RFC 3339 resets, HTTP-dates).
+std::string format_utc(std::time_t t, const char *format);
 
 } // namespace mockllm
