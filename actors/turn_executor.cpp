@@ -100,18 +100,22 @@ void end_task(executor_ptr self, bool aborted) {
   self->quit();
 }
 
-void send_request(executor_ptr self) {
+// Streams one model request with this input and these tools; its events come back tagged with
+// the new sequence number.
+void request_model(executor_ptr self, std::vector<ResponseItem> input, std::vector<ToolSpec> tools) {
   auto& st = self->state;
   ModelRequest req;
   req.seq = ++st.seq;
   req.prompt = base_prompt(st.spec.config, st.spec.conversation_id);
-  req.prompt.input = st.history;
-  req.prompt.tools = tools::default_tools();
+  req.prompt.input = std::move(input);
+  req.prompt.tools = std::move(tools);
   req.provider = st.spec.config.provider;
   req.call_id_prefix = fmt::format("call_{}_{}", st.spec.sub_id, st.seq);
   req.user_agent = user_agent();
   st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(req));
 }
+
+void send_request(executor_ptr self) { request_model(self, self->state.history, tools::default_tools()); }
 
 void continue_after_tools(executor_ptr self, bool had_calls);
 
@@ -120,14 +124,7 @@ void continue_after_tools(executor_ptr self, bool had_calls);
 void send_compaction_request(executor_ptr self) {
   auto& st = self->state;
   st.compact_logic = std::make_unique<TurnLogic>(st.spec.conversation_id, st.spec.sub_id);
-  ModelRequest req;
-  req.seq = ++st.seq;
-  req.prompt = base_prompt(st.spec.config, st.spec.conversation_id);
-  req.prompt.input = compaction::request_input(st.compact_history, compaction::prompt(st.spec.config));
-  req.provider = st.spec.config.provider;
-  req.call_id_prefix = fmt::format("call_{}_{}", st.spec.sub_id, st.seq);
-  req.user_agent = user_agent();
-  st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(req));
+  request_model(self, compaction::request_input(st.compact_history, compaction::prompt(st.spec.config)), {});
 }
 
 void start_compaction(executor_ptr self) {

@@ -16,14 +16,26 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// The value of header `name` (lowercase) or of LiteLLM's `llm_provider-<name>` copy.
-std::optional<std::string_view> find(const Headers& headers, std::string_view name) {
-  std::optional<std::string_view> prefixed;
+// Rate-limit headers only, names lowercased once (a response has a dozen or two headers, and
+// each family looks up six names).
+using Lowered = std::vector<std::pair<std::string, std::string_view>>;
+
+Lowered rate_limit_headers(const Headers& headers) {
+  Lowered out;
   for (const auto& [k, v] : headers) {
     auto key = lower(k);
-    if (key == name) return text::trim_view(v);
-    if (key.size() == name.size() + 13 && key.starts_with("llm_provider-") && key.ends_with(name))
-      prefixed = text::trim_view(v);
+    if (key.find("ratelimit") != std::string::npos || key.starts_with("x-llmx-"))
+      out.emplace_back(std::move(key), text::trim_view(v));
+  }
+  return out;
+}
+
+// The value of header `name` (lowercase) or of LiteLLM's `llm_provider-<name>` copy.
+std::optional<std::string_view> find(const Lowered& headers, std::string_view name) {
+  std::optional<std::string_view> prefixed;
+  for (const auto& [key, v] : headers) {
+    if (key == name) return v;
+    if (key.size() == name.size() + 13 && key.starts_with("llm_provider-") && key.ends_with(name)) prefixed = v;
   }
   return prefixed;
 }
@@ -74,7 +86,7 @@ std::optional<double> duration_seconds(std::string_view s) {
 }
 
 // One window from limit / remaining / reset headers.
-std::optional<RateLimitWindow> counted_window(const Headers& h, const std::string& limit_key,
+std::optional<RateLimitWindow> counted_window(const Lowered& h, const std::string& limit_key,
                                               const std::string& remaining_key, const std::string& reset_key,
                                               int64_t now) {
   auto limit = number(find(h, limit_key));
@@ -87,7 +99,7 @@ std::optional<RateLimitWindow> counted_window(const Headers& h, const std::strin
   return w;
 }
 
-std::optional<RateLimitSnapshot> llmx_family(const Headers& h) {
+std::optional<RateLimitSnapshot> llmx_family(const Lowered& h) {
   auto window = [&](std::string_view which) -> std::optional<RateLimitWindow> {
     std::string base = "x-llmx-" + std::string(which) + "-";
     auto used = number(find(h, base + "used-percent"));
@@ -105,7 +117,7 @@ std::optional<RateLimitSnapshot> llmx_family(const Headers& h) {
   return s;
 }
 
-std::optional<RateLimitSnapshot> counted_family(const Headers& h, int64_t now, const std::string& requests_limit,
+std::optional<RateLimitSnapshot> counted_family(const Lowered& h, int64_t now, const std::string& requests_limit,
                                                 const std::string& requests_remaining,
                                                 const std::string& requests_reset, const std::string& tokens_limit,
                                                 const std::string& tokens_remaining, const std::string& tokens_reset) {
@@ -130,7 +142,9 @@ std::optional<int64_t> reset_at(std::string_view value, int64_t now_unix) {
   return text::parse_utc(std::string(value));
 }
 
-std::optional<RateLimitSnapshot> from_headers(const Headers& headers, int64_t now_unix) {
+std::optional<RateLimitSnapshot> from_headers(const Headers& all, int64_t now_unix) {
+  auto headers = rate_limit_headers(all);
+  if (headers.empty()) return std::nullopt;
   if (auto s = llmx_family(headers)) return s;
   if (auto s = counted_family(headers, now_unix, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
                               "x-ratelimit-reset-requests", "x-ratelimit-limit-tokens",
