@@ -100,14 +100,16 @@ void finish(streamer_ptr self) {
 
 // The response is complete, but the transfer may still have its last bytes to read (the chunked
 // body's end after [DONE]). Cancelling now would close the connection instead of returning it to
-// the keep-alive pool, so the transfer gets a moment to end by itself; a server that keeps the
-// stream open after the end is cut off then.
+// the keep-alive pool, so the HTTP loop gives the transfer a moment to end by itself; a server
+// that keeps the stream open after the end is cut off then.
 constexpr auto kLinger = std::chrono::seconds(1);
 
 void completed(streamer_ptr self) {
   auto& st = self->state;
   st.finished = true;
-  self->delayed_send(self, kLinger, cancel_atom::value);
+  if (st.http_id) http::Client::shared().finish_within(st.http_id, kLinger);
+  st.http_id = 0;
+  self->quit();
 }
 
 void fail(streamer_ptr self, std::string message) {

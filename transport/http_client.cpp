@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -125,10 +127,12 @@ struct Transfer {
   }
 };
 
-// A submission: start (transfer set) or cancel (transfer null).
+// A submission: start (transfer set), cancel (transfer null), or cancel unless it ends by
+// itself within `grace` (transfer null, grace set).
 struct Op {
   RequestId id = 0;
   std::unique_ptr<Transfer> transfer;
+  std::optional<std::chrono::milliseconds> grace;
 };
 
 }  // namespace
@@ -147,6 +151,8 @@ struct Client::Impl {
 
   // Loop-thread state.
   std::unordered_map<RequestId, std::unique_ptr<Transfer>> transfers;
+  // Transfers told to finish by themselves, with the time they are cancelled at otherwise.
+  std::vector<std::pair<std::chrono::steady_clock::time_point, RequestId>> deadlines;
   std::vector<CURL*> free_easy;
   std::vector<Op> work;  // swapped with `queue` so both keep their capacity
 
@@ -182,9 +188,25 @@ struct Client::Impl {
       int running = 0;
       curl_api().multi_perform(multi, &running);
       reap();
-      curl_api().multi_poll(multi, nullptr, 0, kPollMs, nullptr);
+      curl_api().multi_poll(multi, nullptr, 0, expire_deadlines(), nullptr);
     }
     shutdown();
+  }
+
+  // Cancels the transfers whose grace ran out; returns how long the loop may sleep.
+  int expire_deadlines() {
+    if (deadlines.empty()) return kPollMs;
+    auto now = std::chrono::steady_clock::now();
+    std::erase_if(deadlines, [&](const auto& d) {
+      if (!transfers.count(d.second)) return true;  // ended by itself
+      if (d.first > now) return false;
+      abort(d.second);
+      return true;
+    });
+    auto sleep = std::chrono::milliseconds(kPollMs);
+    for (const auto& d : deadlines)
+      sleep = std::min(sleep, std::chrono::ceil<std::chrono::milliseconds>(d.first - now));
+    return static_cast<int>(std::max<int64_t>(sleep.count(), 1));
   }
 
   // Applies queued starts and cancels; false once the destructor asked us to stop.
@@ -197,7 +219,9 @@ struct Client::Impl {
     for (Op& op : work) {
       if (op.transfer)
         begin(std::move(op.transfer));
-      else
+      else if (op.grace && transfers.count(op.id))
+        deadlines.emplace_back(std::chrono::steady_clock::now() + *op.grace, op.id);
+      else if (!op.grace)
         abort(op.id);
     }
     work.clear();
@@ -407,6 +431,14 @@ RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
   // cannot be cleaned up concurrently.
   if (was_empty) curl_api().multi_wakeup(impl_->multi);
   return id;
+}
+
+void Client::finish_within(RequestId id, std::chrono::milliseconds grace) {
+  std::lock_guard lk(impl_->mu);
+  if (impl_->closed) return;
+  const bool was_empty = impl_->queue.empty();
+  impl_->queue.push_back(Op{id, nullptr, grace});
+  if (was_empty) curl_api().multi_wakeup(impl_->multi);
 }
 
 void Client::cancel(RequestId id) {

@@ -6,6 +6,7 @@
 // response head), on_body zero or more times, then exactly one on_done.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,6 +77,10 @@ class Client {
   // Thread-safe. The handler gets on_done("cancelled") unless it already got on_done; nothing
   // after that. Called on the loop thread (from a callback), no further on_head/on_body follow.
   void cancel(RequestId id);
+  // Thread-safe. The caller has all it wants from this transfer, but letting it end by itself
+  // (its last bytes read) returns its connection to the keep-alive pool, where a cancel would
+  // close it. It is cancelled if it has not ended within `grace`. The handler still gets on_done.
+  void finish_within(RequestId id, std::chrono::milliseconds grace);
   // Requests started and not yet finished with on_done.
   std::size_t active() const;
 

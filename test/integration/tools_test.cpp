@@ -3,6 +3,7 @@
 // turn still completes, a flood of output is truncated for the model without the server's memory
 // growing with it (engine.md §6, DECISIONS E10).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -47,6 +48,12 @@ struct ProcessSweeper {
   ~ProcessSweeper() { kill_processes_with_argv(argv); }
 };
 
+// `sleep <seconds>.<pid>`: a command line no other test process runs (the schema test runs this
+// suite again while ctest runs it too), so process scans only find this run's children.
+std::vector<std::string> unique_sleep(int seconds) {
+  return {"sleep", std::to_string(seconds) + "." + std::to_string(100000 + ::getpid() % 100000)};
+}
+
 // tools/call arguments: no sandbox, no approvals, in `cwd`.
 std::string unrestricted(const TempDir& cwd) {
   return R"("sandbox":"danger-full-access","approval-policy":"never","cwd":)" + json_quote(cwd.path());
@@ -58,10 +65,12 @@ TEST_CASE("tools: notifications/cancelled during a command kills its whole proce
   TempDir ws{"llmx-tools-ws"};
   McpServerFixture f;
   f.mcp.initialize();
-  const std::vector<std::string> sleeper = {"sleep", "301.11"};
+  const auto sleeper = unique_sleep(301);
   ProcessSweeper sweep{sleeper};
   REQUIRE(processes_with_argv(sleeper).empty());
-  auto id = f.mcp.call_llmx("@mock:shell timeout_ms=60000 cmd=sleep 301.11 & sleep 301.11; echo done", unrestricted(ws));
+  const auto sleep_cmd = sleeper[0] + " " + sleeper[1];
+  auto id = f.mcp.call_llmx("@mock:shell timeout_ms=60000 cmd=" + sleep_cmd + " & " + sleep_cmd + "; echo done",
+                            unrestricted(ws));
   f.mcp.wait_for([&](const Message& m) { return m.event_request_id() == id && m.event_type() == "exec_command_begin"; },
                  "exec_command_begin");
   // Both sleeps (background and foreground) are running.
@@ -89,11 +98,11 @@ TEST_CASE("tools: notifications/cancelled during a command kills its whole proce
 
 TEST_CASE("tools: a command over its timeout_ms is killed with exit code 124 and a clear message") {
   MockLlm mock;
-  const std::vector<std::string> sleeper = {"sleep", "303.33"};
+  const auto sleeper = unique_sleep(303);
   ProcessSweeper sweep{sleeper};
   const auto t0 = Clock::now();
   auto events = exec_events(mock, {"-s", "danger-full-access", "-a", "never"},
-                            "@mock:shell timeout_ms=700 cmd=sleep 303.33; echo never-printed");
+                            "@mock:shell timeout_ms=700 cmd=sleep " + sleeper[1] + "; echo never-printed");
   CHECK(Clock::now() - t0 < 8s);
   auto ends = of_type(events, "exec_command_end");
   REQUIRE(ends.size() == 1);
@@ -214,9 +223,9 @@ TEST_CASE("tools: children a command leaves behind in its process group are kill
   TempDir ws{"llmx-tools-ws"};
   McpServerFixture f;
   f.mcp.initialize();
-  const std::vector<std::string> sleeper = {"sleep", "302.22"};
+  const auto sleeper = unique_sleep(302);
   ProcessSweeper sweep{sleeper};
-  auto id = f.mcp.call_llmx("@mock:shell cmd=(sleep 302.22 &) ; echo started", unrestricted(ws));
+  auto id = f.mcp.call_llmx("@mock:shell cmd=(sleep " + sleeper[1] + " &) ; echo started", unrestricted(ws));
   auto resp = f.mcp.wait_for_response(id);
   CHECK_FALSE(result_is_error(resp));
   auto ends = events_of_type(f.mcp.events_for(id), "exec_command_end");

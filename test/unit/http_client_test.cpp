@@ -563,6 +563,71 @@ TEST_CASE("http bounded connection pool queues requests and reuses connections")
   CHECK(client_ports.size() <= 2);
 }
 
+TEST_CASE("http finish_within lets a transfer end by itself, else cancels it after the grace") {
+  Gate release;
+  Gate body_end;  // the server finishes /slow-end's body once the test opens this
+  std::mutex mu;
+  std::set<int> client_ports;
+  TestServer srv([&](httplib::Server& s) {
+    s.set_keep_alive_max_count(1000);
+    s.Get("/slow-end", [&](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard lk(mu);
+        client_ports.insert(req.remote_port);
+      }
+      res.set_chunked_content_provider("text/plain", [&](size_t offset, httplib::DataSink& sink) {
+        if (offset > 0) {
+          body_end.wait();
+          sink.done();  // the terminal chunk, a moment after the content the caller wanted
+          return true;
+        }
+        sink.write("all you need", 12);
+        return true;
+      });
+    });
+    s.Get("/never-ends", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/plain", [&](size_t, httplib::DataSink& sink) {
+        sink.write("x", 1);
+        release.wait();
+        return false;
+      });
+    });
+  });
+  ReleaseOnExit unblock{release};
+  ReleaseOnExit unblock_end{body_end};
+
+  Client client;
+  // Told to finish while the body's end is still due: it ends by itself, cleanly, and the next
+  // request reuses its connection.
+  auto rec = std::make_shared<Recorder>();
+  auto id = client.start(get(srv.url("/slow-end")), rec);
+  REQUIRE(rec->wait_for([&] { return !rec->chunks.empty(); }));
+  client.finish_within(id, 5s);
+  std::this_thread::sleep_for(50ms);
+  body_end.release();
+  REQUIRE(rec->wait_done());
+  CHECK(rec->error == "");
+  auto again = std::make_shared<Recorder>();
+  client.start(get(srv.url("/slow-end")), again);
+  REQUIRE(again->wait_done());
+  {
+    std::lock_guard lk(mu);
+    CHECK(client_ports.size() == 1);
+  }
+
+  // A stream that never ends is cancelled once the grace has passed.
+  auto stuck = std::make_shared<Recorder>();
+  auto stuck_id = client.start(get(srv.url("/never-ends")), stuck);
+  REQUIRE(stuck->wait_for([&] { return !stuck->chunks.empty(); }));
+  auto t0 = std::chrono::steady_clock::now();
+  client.finish_within(stuck_id, 150ms);
+  REQUIRE(stuck->wait_done());
+  auto waited = std::chrono::steady_clock::now() - t0;
+  CHECK(stuck->error == "cancelled");
+  CHECK(waited >= 140ms);
+  CHECK(waited < 2s);
+}
+
 TEST_CASE("http destructor with in-flight requests cancels them and returns promptly") {
   Gate release;
   TestServer srv(
