@@ -4,6 +4,7 @@
 
 #include "protocol/json_codec.hpp"
 #include "protocol/json_reader.hpp"
+#include "protocol/schema_gen.hpp"
 
 namespace llmx::api {
 
@@ -48,6 +49,18 @@ void write_json(json::Writer& w, const InputItem& x) {
     w.key("data").begin_object().field("path", l->path).end_object();
   }
   w.end_object();
+}
+
+// The same shape as write_json above: adjacently tagged, the core UserInput field lists as data.
+schema::Node json_schema(const InputItem*, schema::Context& c) {
+  auto variant = [&c](std::string tag, schema::Node data) {
+    std::string title = schema::pascal_case(tag) + "InputItem";
+    return schema::object({schema::prop("type", schema::constant(std::move(tag))), schema::prop("data", std::move(data))},
+                          std::move(title));
+  };
+  return schema::one_of({variant("text", schema::fields_object<TextInput>(c)),
+                         variant("image", schema::fields_object<ImageInput>(c)),
+                         variant("localImage", schema::fields_object<LocalImageInput>(c))});
 }
 
 void read_json(json::Element e, InputItem& x) {

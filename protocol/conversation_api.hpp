@@ -145,6 +145,7 @@ struct InputItem {
 };
 void write_json(json::Writer& w, const InputItem& x);
 void read_json(json::Element e, InputItem& x);
+schema::Node json_schema(const InputItem*, schema::Context& c);
 std::vector<UserInput> to_user_inputs(const std::vector<InputItem>& items);
 
 struct NewConversationResult {

@@ -4,25 +4,6 @@
 #include "protocol/mcp.hpp"
 #include "protocol/ops.hpp"
 
-namespace llmx::api {
-
-// v1 InputItem is adjacently tagged ({"type": "localImage", "data": {"path": ...}}) by its custom
-// encoder in conversation_api.cpp; the payloads are the core UserInput field lists.
-// TODO: move beside write_json(InputItem) once conversation_api.* is free to edit.
-schema::Node json_schema(const InputItem*, schema::Context& c) {
-  auto variant = [&c](std::string tag, schema::Node data) {
-    std::string title = schema::pascal_case(tag) + "InputItem";
-    return schema::object({schema::prop("type", schema::constant(std::move(tag))),
-                           schema::prop("data", std::move(data))},
-                          std::move(title));
-  };
-  return schema::one_of({variant("text", schema::fields_object<TextInput>(c)),
-                         variant("image", schema::fields_object<ImageInput>(c)),
-                         variant("localImage", schema::fields_object<LocalImageInput>(c))});
-}
-
-}  // namespace llmx::api
-
 namespace llmx::schema {
 
 namespace {
