@@ -160,13 +160,20 @@ std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, R
       if (msgs[i].message && msgs[i].message->role == "user") after = i + 1;
     if (after == msgs.size()) return out;
   }
-  for (size_t i = after; i < msgs.size(); ++i) {
-    if (!msgs[i].assistant()) continue;
-    // DeepSeek wants the field on every tool-calling turn (empty when nothing was recorded);
-    // Anthropic wants signed blocks wherever they exist.
-    if (mode == ReasoningPassback::reasoning_content && msgs[i].calls.empty()) continue;
-    out[i] = mode;
+  // DeepSeek wants the field on every assistant message of a user turn that called tools
+  // (empty when nothing was recorded) and rejects it elsewhere on older models; Anthropic wants
+  // signed blocks wherever they exist.
+  std::vector<bool> tool_turn(msgs.size(), mode != ReasoningPassback::reasoning_content);
+  for (size_t begin = 0; begin < msgs.size();) {
+    size_t end = begin + 1;
+    while (end < msgs.size() && !(msgs[end].message && msgs[end].message->role == "user")) ++end;
+    bool calls = false;
+    for (size_t i = begin; i < end; ++i) calls |= !msgs[i].calls.empty();
+    for (size_t i = begin; i < end; ++i) tool_turn[i] = tool_turn[i] || calls;
+    begin = end;
   }
+  for (size_t i = after; i < msgs.size(); ++i)
+    if (msgs[i].assistant() && tool_turn[i]) out[i] = mode;
   return out;
 }
 

@@ -69,13 +69,18 @@ TEST_CASE("chat request dialects: OpenAI gets one assistant message with text an
         R"({"role":"assistant","content":"Two things."})" + kTail);
 }
 
-TEST_CASE("chat request dialects: DeepSeek gets reasoning_content on every tool-calling message") {
-  auto b = body("deepseek-reasoner", tool_turn());
+TEST_CASE("chat request dialects: DeepSeek gets reasoning_content on every assistant message of a tool-calling turn") {
+  auto turn = tool_turn();
+  turn.push_back(user_message("thanks"));
+  turn.push_back(reasoning("No tools needed."));
+  turn.push_back(assistant_message("You're welcome."));
+  auto b = body("deepseek-reasoner", turn);
   CHECK(b == R"({"model":"deepseek-reasoner","messages":[)" + kSystem + R"(,{"role":"user","content":"look around"},)"
              R"({"role":"assistant","content":"Checking.","tool_calls":[)" + kLsCall + "," + kPwdCall +
              R"(],"reasoning_content":"I should list."},)"
              R"({"role":"tool","tool_call_id":"c1","content":"a.txt"},{"role":"tool","tool_call_id":"c2","content":"/w"},)"
-             R"({"role":"assistant","content":"Two things."})" + kTail);
+             R"({"role":"assistant","content":"Two things.","reasoning_content":"Done looking."},)"
+             R"({"role":"user","content":"thanks"},{"role":"assistant","content":"You're welcome."})" + kTail);
   // A tool-calling message without recorded reasoning still carries the field (empty).
   auto plain = body("deepseek-chat", {user_message("go"), kLs, FunctionCallOutputItem{"c1", "x"}});
   CHECK(plain.find(R"(]},"reasoning_content":"")") == std::string::npos);
