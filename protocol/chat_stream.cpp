@@ -10,50 +10,32 @@ namespace llmx {
 
 namespace {
 
-std::optional<std::string_view> string_at(json::Object o, std::string_view key) {
-  auto v = o.at_key(key);
-  if (v.error() || !v.value_unsafe().is_string()) return std::nullopt;
-  return v.value_unsafe().get_string().value_unsafe();
-}
-
-std::optional<json::Object> object_at(json::Object o, std::string_view key) {
-  auto v = o.at_key(key);
-  if (v.error() || !v.value_unsafe().is_object()) return std::nullopt;
-  return v.value_unsafe().get_object().value_unsafe();
-}
-
 // A string field, or the `text` / `content` of an object (providers differ in reasoning shape).
 std::string text_of(json::Element e) {
   if (e.is_string()) return std::string(e.get_string().value_unsafe());
   if (e.is_object()) {
     auto o = e.get_object().value_unsafe();
     for (auto key : {"text", "content"})
-      if (auto s = string_at(o, key)) return std::string(*s);
+      if (auto s = json::string_if(o, key)) return std::string(*s);
   }
   return {};
 }
 
-std::optional<int64_t> int_at(json::Object o, std::string_view key) {
-  auto v = o.at_key(key);
-  if (v.error() || !v.value_unsafe().is_int64()) return std::nullopt;
-  return v.value_unsafe().get_int64().value_unsafe();
-}
-
 std::optional<TokenUsage> read_usage(json::Object usage) {
-  auto prompt = int_at(usage, "prompt_tokens");
-  auto completion = int_at(usage, "completion_tokens");
-  auto total = int_at(usage, "total_tokens");
+  auto prompt = json::int_if(usage, "prompt_tokens");
+  auto completion = json::int_if(usage, "completion_tokens");
+  auto total = json::int_if(usage, "total_tokens");
   if (!prompt || !completion) return std::nullopt;
   TokenUsage u;
   u.input_tokens = *prompt;
   u.output_tokens = *completion;
   u.total_tokens = total.value_or(*prompt + *completion);
-  if (auto d = object_at(usage, "prompt_tokens_details")) u.cached_input_tokens = int_at(*d, "cached_tokens").value_or(0);
+  if (auto d = json::object_if(usage, "prompt_tokens_details")) u.cached_input_tokens = json::int_if(*d, "cached_tokens").value_or(0);
   // Anthropic via LiteLLM reports cache reads at the top level, DeepSeek as cache hits.
   for (auto key : {"cache_read_input_tokens", "prompt_cache_hit_tokens"})
-    if (u.cached_input_tokens == 0) u.cached_input_tokens = int_at(usage, key).value_or(0);
-  if (auto d = object_at(usage, "completion_tokens_details"))
-    u.reasoning_output_tokens = int_at(*d, "reasoning_tokens").value_or(0);
+    if (u.cached_input_tokens == 0) u.cached_input_tokens = json::int_if(usage, key).value_or(0);
+  if (auto d = json::object_if(usage, "completion_tokens_details"))
+    u.reasoning_output_tokens = json::int_if(*d, "reasoning_tokens").value_or(0);
   return u;
 }
 
@@ -117,10 +99,10 @@ void ChatStreamParser::handle_error(json::Element err) {
   std::string code, type;
   if (err.is_object()) {
     auto o = err.get_object().value_unsafe();
-    if (auto m = string_at(o, "message")) message = std::string(*m);
-    if (auto t = string_at(o, "type")) type = std::string(*t);
-    if (auto c = string_at(o, "code")) code = std::string(*c);
-    if (auto n = int_at(o, "code")) code = std::to_string(*n);
+    if (auto m = json::string_if(o, "message")) message = std::string(*m);
+    if (auto t = json::string_if(o, "type")) type = std::string(*t);
+    if (auto c = json::string_if(o, "code")) code = std::string(*c);
+    if (auto n = json::int_if(o, "code")) code = std::to_string(*n);
   } else if (err.is_string()) {
     message = std::string(err.get_string().value_unsafe());
   }
@@ -134,7 +116,7 @@ void ChatStreamParser::handle_error(json::Element err) {
 }
 
 void ChatStreamParser::handle_chunk(json::Object chunk, std::vector<ModelEvent>& out) {
-  if (auto u = object_at(chunk, "usage"))
+  if (auto u = json::object_if(chunk, "usage"))
     if (auto usage = read_usage(*u)) usage_ = usage;
 
   auto choices = chunk.at_key("choices");
@@ -146,9 +128,9 @@ void ChatStreamParser::handle_chunk(json::Object chunk, std::vector<ModelEvent>&
   auto choice = first.value_unsafe().get_object().value_unsafe();
 
   for (auto key : {"delta", "message"})
-    if (auto d = object_at(choice, key)) handle_delta(*d, out);
+    if (auto d = json::object_if(choice, key)) handle_delta(*d, out);
 
-  if (auto fr = string_at(choice, "finish_reason")) {
+  if (auto fr = json::string_if(choice, "finish_reason")) {
     finish_reason_ = fr->empty() ? std::string("stop") : std::string(*fr);
     // Items are final now; keep reading for a trailing usage chunk (E4).
     flush_items(out);
@@ -170,7 +152,7 @@ void ChatStreamParser::handle_delta(json::Object delta, std::vector<ModelEvent>&
   if (auto tb = delta.at_key("thinking_blocks"); !tb.error() && tb.value_unsafe().is_array())
     for (auto arr = tb.value_unsafe().get_array().value_unsafe(); auto block : arr)
       if (block.is_object()) handle_thinking_block(block.get_object().value_unsafe(), reasoning_seen, out);
-  if (auto piece = string_at(delta, "content"); piece && !piece->empty()) {
+  if (auto piece = json::string_if(delta, "content"); piece && !piece->empty()) {
     text_.append(*piece);
     out.push_back(TextDelta{std::string(*piece)});
   }
@@ -184,16 +166,16 @@ void ChatStreamParser::handle_delta(json::Object delta, std::vector<ModelEvent>&
 }
 
 void ChatStreamParser::handle_thinking_block(json::Object block, bool reasoning_seen, std::vector<ModelEvent>& out) {
-  auto type = string_at(block, "type").value_or("thinking");
+  auto type = json::string_if(block, "type").value_or("thinking");
   if (type == "redacted_thinking") {
     ThinkingBlock b;
     b.type = "redacted_thinking";
-    b.data = std::string(string_at(block, "data").value_or(""));
+    b.data = std::string(json::string_if(block, "data").value_or(""));
     thinking_.push_back(std::move(b));
     return;
   }
-  auto piece = string_at(block, "thinking").value_or("");
-  auto signature = string_at(block, "signature").value_or("");
+  auto piece = json::string_if(block, "thinking").value_or("");
+  auto signature = json::string_if(block, "signature").value_or("");
   // A block is closed by its signature: thinking text after one starts the next block.
   if (thinking_.empty() || thinking_.back().type != "thinking" || (!thinking_.back().signature.empty() && !piece.empty()))
     thinking_.emplace_back();
@@ -207,10 +189,10 @@ void ChatStreamParser::handle_thinking_block(json::Object block, bool reasoning_
 }
 
 void ChatStreamParser::handle_tool_call(json::Object call, size_t position) {
-  int64_t index = int_at(call, "index").value_or(static_cast<int64_t>(position));
-  auto id = string_at(call, "id").value_or("");
-  auto fn = object_at(call, "function");
-  std::string_view name = fn ? string_at(*fn, "name").value_or("") : std::string_view();
+  int64_t index = json::int_if(call, "index").value_or(static_cast<int64_t>(position));
+  auto id = json::string_if(call, "id").value_or("");
+  auto fn = json::object_if(call, "function");
+  std::string_view name = fn ? json::string_if(*fn, "name").value_or("") : std::string_view();
   std::optional<std::string> args;
   if (fn)
     if (auto a = fn->at_key("arguments"); !a.error()) {
@@ -243,7 +225,7 @@ void ChatStreamParser::handle_tool_call(json::Object call, size_t position) {
 void ChatStreamParser::flush_items(std::vector<ModelEvent>& out) {
   if (items_flushed_) return;
   items_flushed_ = true;
-  // The model's order: reasoning, then its text, then its tool calls as they were opened (E3).
+  // The model's order: reasoning, then its text, then its tool calls (E3).
   if (!reasoning_.empty() || !thinking_.empty()) {
     ReasoningItem r{{}, std::vector<ReasoningContent>{ReasoningText{reasoning_}}, {}};
     bool passable = false;

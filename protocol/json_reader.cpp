@@ -90,6 +90,24 @@ std::optional<Element> get(Object o, std::string_view key) {
   return e;
 }
 
+std::optional<std::string_view> string_if(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e || !e->is_string()) return std::nullopt;
+  return std::string_view(e->get_string().value_unsafe());
+}
+
+std::optional<int64_t> int_if(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e || !e->is_int64()) return std::nullopt;
+  return e->get_int64().value_unsafe();
+}
+
+std::optional<Object> object_if(Object o, std::string_view key) {
+  auto e = get(o, key);
+  if (!e || !e->is_object()) return std::nullopt;
+  return e->get_object().value_unsafe();
+}
+
 std::optional<std::string_view> get_string(Object o, std::string_view key) {
   auto e = get(o, key);
   if (!e) return std::nullopt;

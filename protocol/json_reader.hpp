@@ -66,4 +66,10 @@ std::optional<int64_t> get_int(Object o, std::string_view key);
 std::optional<bool> get_bool(Object o, std::string_view key);
 std::optional<Element> get(Object o, std::string_view key);
 
+// Lenient accessors for what providers stream: nullopt when the key is absent, null or of
+// another type (one odd field must not end a model stream).
+std::optional<std::string_view> string_if(Object o, std::string_view key);
+std::optional<int64_t> int_if(Object o, std::string_view key);
+std::optional<Object> object_if(Object o, std::string_view key);
+
 }  // namespace llmx::json

@@ -10,21 +10,11 @@ namespace llmx {
 
 namespace {
 
-std::string_view str(json::Object o, std::string_view key) {
-  auto v = json::get_string(o, key);
-  return v ? *v : std::string_view();
-}
-
-std::optional<json::Object> obj(json::Object o, std::string_view key) {
-  auto v = json::get(o, key);
-  if (!v || !v->is_object()) return std::nullopt;
-  return v->get_object().value_unsafe();
-}
+// A string field, "" when absent or of another type.
+std::string_view str(json::Object o, std::string_view key) { return json::string_if(o, key).value_or(""); }
 
 int64_t int_or(json::Object o, std::string_view key, int64_t fallback = 0) {
-  auto v = o.at_key(key);
-  if (v.error() || !v.value_unsafe().is_int64()) return fallback;
-  return v.value_unsafe().get_int64().value_unsafe();
+  return json::int_if(o, key).value_or(fallback);
 }
 
 std::optional<TokenUsage> read_usage(json::Object u) {
@@ -33,8 +23,8 @@ std::optional<TokenUsage> read_usage(json::Object u) {
   t.input_tokens = int_or(u, "input_tokens");
   t.output_tokens = int_or(u, "output_tokens");
   t.total_tokens = int_or(u, "total_tokens", t.input_tokens + t.output_tokens);
-  if (auto d = obj(u, "input_tokens_details")) t.cached_input_tokens = int_or(*d, "cached_tokens");
-  if (auto d = obj(u, "output_tokens_details")) t.reasoning_output_tokens = int_or(*d, "reasoning_tokens");
+  if (auto d = json::object_if(u, "input_tokens_details")) t.cached_input_tokens = int_or(*d, "cached_tokens");
+  if (auto d = json::object_if(u, "output_tokens_details")) t.reasoning_output_tokens = int_or(*d, "reasoning_tokens");
   return t;
 }
 
@@ -80,7 +70,7 @@ std::optional<ResponseItem> response_item_from_json(json::Object item) {
       r.content.emplace();
       for (auto& t : content) r.content->push_back(ReasoningText{std::move(t)});
     }
-    if (auto enc = json::get_string(item, "encrypted_content")) r.encrypted_content = std::string(*enc);
+    if (auto enc = json::string_if(item, "encrypted_content")) r.encrypted_content = std::string(*enc);
     return ResponseItem{std::move(r)};
   }
   if (type == "function_call") {
@@ -111,7 +101,7 @@ void ResponsesStreamParser::fail(json::Object error) {
 
 void ResponsesStreamParser::finish(json::Object response, std::string finish_reason, std::vector<ModelEvent>& out) {
   std::optional<TokenUsage> usage;
-  if (auto u = obj(response, "usage")) usage = read_usage(*u);
+  if (auto u = json::object_if(response, "usage")) usage = read_usage(*u);
   out.push_back(Completed{usage, std::move(finish_reason)});
   done_ = true;
 }
@@ -128,22 +118,22 @@ ResponsesStreamParser::Status ResponsesStreamParser::on_data(std::string_view da
   } else if (type == "response.reasoning_summary_text.delta" || type == "response.reasoning_text.delta") {
     if (auto d = str(ev, "delta"); !d.empty()) out.push_back(ReasoningDelta{std::string(d)});
   } else if (type == "response.output_item.done") {
-    if (auto item = obj(ev, "item"))
+    if (auto item = json::object_if(ev, "item"))
       if (auto it = response_item_from_json(*item)) out.push_back(ItemDone{std::move(*it)});
   } else if (type == "response.completed") {
-    finish(obj(ev, "response").value_or(ev), "", out);
+    finish(json::object_if(ev, "response").value_or(ev), "", out);
     return Status::done;
   } else if (type == "response.incomplete") {
     // Cut short by the output limit or the content filter: the turn ends like Chat's `length`.
-    auto response = obj(ev, "response").value_or(ev);
+    auto response = json::object_if(ev, "response").value_or(ev);
     std::string reason = "length";
-    if (auto details = obj(response, "incomplete_details"))
+    if (auto details = json::object_if(response, "incomplete_details"))
       if (str(*details, "reason") == "content_filter") reason = "content_filter";
     finish(response, reason, out);
     return Status::done;
   } else if (type == "response.failed") {
-    auto response = obj(ev, "response");
-    auto error = response ? obj(*response, "error") : std::nullopt;
+    auto response = json::object_if(ev, "response");
+    auto error = response ? json::object_if(*response, "error") : std::nullopt;
     if (error) {
       fail(*error);
     } else {
@@ -152,7 +142,7 @@ ResponsesStreamParser::Status ResponsesStreamParser::on_data(std::string_view da
     }
     return Status::error;
   } else if (type == "error") {
-    fail(obj(ev, "error").value_or(ev));
+    fail(json::object_if(ev, "error").value_or(ev));
     return Status::error;
   }
   return Status::more;

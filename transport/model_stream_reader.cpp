@@ -4,6 +4,7 @@
 
 #include "protocol/rate_limits.hpp"
 #include "protocol/retry_policy.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx {
 
@@ -31,7 +32,14 @@ void ModelStreamReader::finish(int32_t kind, std::string message) {
 }
 
 ModelStreamReader::Parsed ModelStreamReader::feed_event(std::string_view data, std::vector<ModelEvent>& out) {
-  return std::visit([&](auto& p) { return static_cast<Parsed>(p.on_data(data, out)); }, parser_);
+  // The parsers skip what they cannot read; should one still throw, the attempt ends as a cut
+  // stream here: an exception escaping to the HTTP loop would only cancel the transfer silently.
+  try {
+    return std::visit([&](auto& p) { return static_cast<Parsed>(p.on_data(data, out)); }, parser_);
+  } catch (const std::exception& e) {
+    internal_error_ = e.what();
+    return Parsed::error;
+  }
 }
 
 ModelStreamReader::Parsed ModelStreamReader::end_of_stream(std::vector<ModelEvent>& out) {
@@ -40,6 +48,9 @@ ModelStreamReader::Parsed ModelStreamReader::end_of_stream(std::vector<ModelEven
 
 // The provider reported an error inside the stream: retried as a cut stream when it says so.
 void ModelStreamReader::finish_error() {
+  if (!internal_error_.empty())
+    return finish(StreamOutcome::stream_error,
+                  "stream disconnected before completion: unreadable stream event (" + internal_error_ + ")");
   std::visit(
       [&](auto& p) {
         if constexpr (std::is_same_v<std::decay_t<decltype(p)>, ResponsesStreamParser>)
@@ -59,8 +70,7 @@ void ModelStreamReader::on_head(long status, const std::vector<std::pair<std::st
   std::optional<int64_t> seconds_header, ms_header;
   for (const auto& [name, value] : headers) {
     if (name.size() != 11 && name.size() != 14) continue;
-    std::string lower;
-    for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    auto lower = text::lower(name);
     if (lower == "retry-after") seconds_header = retry::retry_after_ms(value, now.count());
     if (lower == "retry-after-ms") ms_header = retry::retry_after_ms_header(value);
   }

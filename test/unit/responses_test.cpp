@@ -187,3 +187,22 @@ TEST_CASE("responses stream through the reader: SSE with event lines, split at e
   REQUIRE(failed.outcome().retry_after_ms);
   CHECK(*failed.outcome().retry_after_ms == 2000);
 }
+
+TEST_CASE("responses stream: fields of an unexpected type are ignored, never thrown out of the parser") {
+  auto r = run({R"({"type":"response.output_text.delta","delta":5})",
+                R"({"type":"response.output_item.done","item":{"type":"message","role":7,"content":[{"type":"output_text","text":null}]}})",
+                R"({"type":"response.output_item.done","item":{"type":"function_call","name":["x"],"call_id":1,"arguments":{}}})",
+                R"({"type":7})",
+                R"({"type":"response.failed","response":{"error":{"code":500,"message":{"text":"odd"}}}})"});
+  CHECK(r.status == ResponsesStreamParser::Status::error);
+  CHECK(r.parser.error_retryable());
+  auto through_reader = [] {
+    ModelStreamReader reader(1, "c", WireApi::responses);
+    std::vector<ModelEvent> out;
+    reader.on_head(200, {}, out);
+    reader.on_body("data: {\"type\":\"response.output_text.delta\",\"delta\":[1]}\n\n", out);
+    reader.on_body("data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":\"many\"}}}\n\n", out);
+    return reader.outcome().kind;
+  };
+  CHECK(through_reader() == StreamOutcome::completed);
+}
