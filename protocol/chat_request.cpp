@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "protocol/json_codec.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx {
 
@@ -70,12 +71,15 @@ std::vector<ChatMessage> assemble(const std::vector<ResponseItem>& history) {
   return out;
 }
 
+// Whether the model name mentions a family ("anthropic/claude-sonnet-4" mentions "claude").
+bool model_is(const std::string& model, std::string_view family) {
+  return text::lower(model).find(family) != std::string::npos;
+}
+
 ReasoningPassback passback_for(const std::string& model, const ModelProviderInfo& provider) {
   if (provider.reasoning_passback) return *provider.reasoning_passback;
-  std::string lower;
-  for (char c : model) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  if (lower.find("deepseek") != std::string::npos) return ReasoningPassback::reasoning_content;
-  if (lower.find("claude") != std::string::npos) return ReasoningPassback::thinking_blocks;
+  if (model_is(model, "deepseek")) return ReasoningPassback::reasoning_content;
+  if (model_is(model, "claude")) return ReasoningPassback::thinking_blocks;
   return ReasoningPassback::none;
 }
 
@@ -221,9 +225,7 @@ std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& ite
 
 bool wants_prompt_cache(const std::string& model, const ModelProviderInfo& provider) {
   if (provider.prompt_cache) return *provider.prompt_cache;
-  std::string lower;
-  for (char c : model) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return lower.find("claude") != std::string::npos;
+  return model_is(model, "claude");
 }
 
 std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& provider) {

@@ -1,12 +1,11 @@
 #include "protocol/environment_context.hpp"
 
-#include "protocol/model_catalog.hpp"
-
 #include <pwd.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "protocol/model_catalog.hpp"
 #include "protocol/project_doc.hpp"
 #include "protocol/prompt_assets.hpp"
 

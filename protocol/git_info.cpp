@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "protocol/text.hpp"
+
 namespace llmx {
 
 namespace {
@@ -24,12 +26,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string join(const std::string& dir, std::string_view rel) {
@@ -131,15 +127,15 @@ std::optional<std::string> origin_url(const Repo& repo) {
       if (quote != std::string_view::npos) {
         std::string_view sub = header.substr(quote + 1);
         if (!sub.empty() && sub.back() == '"') sub.remove_suffix(1);
-        in_origin = lowercase(trim(header.substr(0, quote))) == "remote" && sub == "origin";
+        in_origin = text::lower(trim(header.substr(0, quote))) == "remote" && sub == "origin";
       } else {
-        in_origin = lowercase(header) == "remote.origin";
+        in_origin = text::lower(header) == "remote.origin";
       }
       continue;
     }
     if (!in_origin) continue;
     auto eq = line.find('=');
-    if (eq == std::string_view::npos || lowercase(trim(line.substr(0, eq))) != "url") continue;
+    if (eq == std::string_view::npos || text::lower(trim(line.substr(0, eq))) != "url") continue;
     std::string_view value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && value.front() == '"') {
       auto end = value.find('"', 1);

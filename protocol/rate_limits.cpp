@@ -10,12 +10,6 @@ namespace llmx::ratelimits {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Rate-limit headers only, names lowercased once (a response has a dozen or two headers, and
 // each family looks up six names).
 using Lowered = std::vector<std::pair<std::string, std::string_view>>;
@@ -23,7 +17,7 @@ using Lowered = std::vector<std::pair<std::string, std::string_view>>;
 Lowered rate_limit_headers(const Headers& headers) {
   Lowered out;
   for (const auto& [k, v] : headers) {
-    auto key = lower(k);
+    auto key = text::lower(k);
     if (key.find("ratelimit") != std::string::npos || key.starts_with("x-llmx-"))
       out.emplace_back(std::move(key), text::trim_view(v));
   }

@@ -3,16 +3,11 @@
 #include <algorithm>
 
 #include "protocol/json_writer.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 void write_content(json::Writer& w, const ContentItem& c) {
   w.begin_object();
@@ -65,8 +60,8 @@ void write_item(json::Writer& w, const ResponseItem& item) {
 }  // namespace
 
 bool is_azure_provider(const ModelProviderInfo& provider) {
-  if (lower(provider.name) == "azure") return true;
-  auto url = lower(provider.base_url);
+  if (text::lower(provider.name) == "azure") return true;
+  auto url = text::lower(provider.base_url);
   for (auto marker : {"openai.azure.", "cognitiveservices.azure.", "aoai.azure.", "azure-api.", "azurefd."})
     if (url.find(marker) != std::string::npos) return true;
   return false;

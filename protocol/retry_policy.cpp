@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "protocol/json_reader.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::retry {
 
@@ -22,8 +23,7 @@ int64_t backoff_ms(uint32_t attempt) {
 bool retryable_status(int64_t status) { return status == 429 || (status >= 500 && status <= 599); }
 
 std::optional<int64_t> retry_after_ms(std::string_view v, int64_t now_unix) {
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  v = text::trim_view(v);
   int64_t secs = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
   if (ec == std::errc() && p == v.data() + v.size()) {
@@ -40,8 +40,7 @@ std::optional<int64_t> retry_after_ms(std::string_view v, int64_t now_unix) {
 }
 
 std::optional<int64_t> retry_after_ms_header(std::string_view v) {
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  v = text::trim_view(v);
   double ms = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
   if (ec != std::errc() || p != v.data() + v.size() || !(ms >= 0)) return std::nullopt;

@@ -24,6 +24,13 @@ inline std::string trim(std::string_view s, std::string_view chars = kWhitespace
   return std::string(trim_view(s, chars));
 }
 
+// ASCII lowercase copy (header names, model names, hex ids).
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
 // `YYYY-MM-DDThh:mm:ss…Z` (UTC, fractions and the zone suffix ignored) → unix seconds.
 inline std::optional<int64_t> parse_utc(const std::string& ts) {
   std::tm tm{};

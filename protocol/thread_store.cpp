@@ -1,7 +1,5 @@
 #include "protocol/thread_store.hpp"
 
-#include "protocol/text.hpp"
-
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +17,7 @@
 
 #include "protocol/ids.hpp"
 #include "protocol/json_codec.hpp"
+#include "protocol/text.hpp"
 
 namespace llmx::threads {
 
@@ -47,17 +46,12 @@ struct Cursor {
   std::string uuid;
 };
 
-std::string lowercase(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::optional<Cursor> parse_cursor(const std::optional<std::string>& text) {
   if (!text || text->empty()) return std::nullopt;
   auto bar = text->find('|');
   if (bar != std::string::npos) {
     std::string ts = text->substr(0, bar), uuid = text->substr(bar + 1);
-    if (is_name_timestamp(ts) && is_uuid(uuid)) return Cursor{ts, lowercase(uuid)};
+    if (is_name_timestamp(ts) && is_uuid(uuid)) return Cursor{ts, text::lower(uuid)};
   }
   throw StoreError(StoreError::Kind::invalid_cursor,
                    fmt::format("invalid cursor `{}`: expected `<YYYY-MM-DDThh-mm-ss>|<uuid>`", *text));
@@ -72,7 +66,7 @@ bool after_cursor(const RolloutName& name, const Cursor& c) {
 std::string checked_id(const std::string& id) {
   if (!is_uuid(id))
     throw StoreError(StoreError::Kind::invalid_id, fmt::format("invalid thread id: `{}` is not a UUID", id));
-  return lowercase(id);
+  return text::lower(id);
 }
 
 // Children of `dir` whose names are `width` digits, largest first. A missing folder is empty;

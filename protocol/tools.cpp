@@ -1,6 +1,5 @@
 #include "protocol/tools.hpp"
 
-#include <set>
 
 #include "protocol/json_codec.hpp"
 #include "protocol/prompt_assets.hpp"

@@ -506,6 +506,14 @@ ExecJson run_exec_json(const std::vector<std::string>& flags, const std::string&
   return r;
 }
 
+std::string ExecJson::problem() const {
+  std::string why;
+  if (!ok()) why = raw.status.describe();
+  else if (events.empty()) why = "no events";
+  else if (events.back().event_type() != "task_complete") why = "last event is " + events.back().event_type();
+  return why.empty() ? why : why + "; stderr: " + raw.err;
+}
+
 std::vector<Message> parse_json_lines(std::string_view text) {
   std::vector<Message> out;
   for (auto& line : split_lines(text)) out.emplace_back(std::move(line));

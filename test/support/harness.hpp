@@ -242,6 +242,8 @@ struct ExecJson {
   ExecResult raw;
   std::vector<Message> events;
   bool ok() const { return raw.status.exited && raw.status.code == 0; }
+  // "" for a run that exited 0 with task_complete last; otherwise what went wrong, with stderr.
+  std::string problem() const;
   // task_complete's last_agent_message ("" when the last event is something else).
   std::string last_message() const {
     return events.empty() ? "" : events.back().str_or("/msg/last_agent_message", "");
