@@ -32,6 +32,11 @@ void ModelStreamReader::finish(int32_t kind, std::string message) {
 }
 
 ModelStreamReader::Parsed ModelStreamReader::feed_event(std::string_view data, std::vector<ModelEvent>& out) {
+  // Both parsers' statuses are cast to Parsed: the same three values in the same order.
+  static_assert(int(ChatStreamParser::Status::done) == int(Parsed::done) &&
+                int(ChatStreamParser::Status::error) == int(Parsed::error) &&
+                int(ResponsesStreamParser::Status::done) == int(Parsed::done) &&
+                int(ResponsesStreamParser::Status::error) == int(Parsed::error));
   // The parsers skip what they cannot read; should one still throw, the attempt ends as a cut
   // stream here: an exception escaping to the HTTP loop would only cancel the transfer silently.
   try {
