@@ -222,10 +222,12 @@ struct ExecRequest {
   std::optional<SandboxPolicy> sandbox;    // nullopt: run without a sandbox
   std::string sandbox_cwd;                 // the turn's cwd, which the policy's roots refer to
   bool allow_git_writes = false;
+  std::vector<std::string> hidden_files;   // read as empty inside the sandbox (auth.json, .env)
   int64_t timeout_ms = 10000;
   LLMX_FIELDS(v("call_id", s.call_id); v("argv", s.argv); v("cwd", s.cwd); v("env", s.env);
               v("sandbox", s.sandbox); v("sandbox_cwd", s.sandbox_cwd);
-              v("allow_git_writes", s.allow_git_writes); v("timeout_ms", s.timeout_ms))
+              v("allow_git_writes", s.allow_git_writes); v("hidden_files", s.hidden_files);
+              v("timeout_ms", s.timeout_ms))
 };
 
 // Live output of a running command, straight from the process loop to the turn executor.

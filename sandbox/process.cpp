@@ -114,7 +114,27 @@ struct Proc {
   std::chrono::milliseconds group_backoff{1};
   bool sandboxed = false, timed_out = false, killed = false, exited = false;
   int exit_status = 0, term_signal = 0;
+  std::string program;     // argv[0], for a spawn error reported by the sandbox's init
+  int exec_errno = 0;      // the init could not execute the command
 };
+
+// What llmx-sandbox-init reported before it ended: the command's wait status ('S') or the errno of
+// its failed exec ('E'). Without a record (init killed), the init's own status stands.
+void read_init_report(Proc& p) {
+  char rec[5];
+  ssize_t n;
+  while ((n = ::read(p.child.report.get(), rec, sizeof rec)) < 0 && errno == EINTR) {
+  }
+  if (n != ssize_t(sizeof rec)) return;
+  int value;
+  std::memcpy(&value, rec + 1, sizeof value);
+  if (rec[0] == 'E') {
+    p.exec_errno = value;
+  } else if (rec[0] == 'S') {
+    p.exit_status = WIFEXITED(value) ? WEXITSTATUS(value) : 0;
+    p.term_signal = WIFSIGNALED(value) ? WTERMSIG(value) : 0;
+  }
+}
 
 struct Pending {
   uint64_t id;
@@ -214,6 +234,7 @@ struct ProcessLoop::Impl {
       error = "failed to run `" + s.request.argv[0] + "`: the process loop is shutting down";
     if (error.empty() && s.prepared->start(proc->child, &error)) {
       proc->sandboxed = s.prepared->sandboxed();
+      proc->program = s.request.argv[0];
       add(proc->child.pidfd.get(), key(s.id, kPid));
       add(proc->child.out.get(), key(s.id, kOut));
       add(proc->child.err.get(), key(s.id, kErr));
@@ -304,6 +325,7 @@ struct ProcessLoop::Impl {
       else if (WIFSIGNALED(status))
         p.term_signal = WTERMSIG(status);
     }
+    if (p.child.report) read_init_report(p);
     p.exited = true;
     close_fd(p.child.pidfd);
     const auto now = Clock::now();
@@ -355,7 +377,9 @@ struct ProcessLoop::Impl {
     close_fd(p.child.out);
     close_fd(p.child.err);
     ExecResult r;
-    if (p.timed_out) {
+    if (p.exec_errno != 0 && !p.timed_out && !p.killed) {
+      r.spawn_error = "failed to run `" + p.program + "`: " + std::strerror(p.exec_errno);
+    } else if (p.timed_out) {
       r.exit_code = 124;
       r.timed_out = true;
     } else if (p.term_signal) {

@@ -12,7 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <poll.h>
+
 #include <cstring>
+
+#include "sandbox/init_image.hpp"
 
 namespace llmx::sandbox {
 namespace {
@@ -29,7 +33,9 @@ constexpr size_t kChildStack = 64 * 1024;
 enum class Step { none, setup, sandbox, chdir, exec };
 
 // Shared with the vfork'ed child (CLONE_VM): the child writes the failure, the parent reads it
-// after clone() returns, which CLONE_VFORK delays until the child has exec'd or exited.
+// after clone() returns, which CLONE_VFORK delays until the child has exec'd or exited. A child
+// in a new user namespace has its own copy instead (see start()) and sends the failure through
+// `error_fd`; string pointers stay valid because the copy has the same addresses.
 struct ChildArgs {
   const char* path;
   char* const* argv;
@@ -38,17 +44,42 @@ struct ChildArgs {
   const char* cwd;  // nullptr: inherit
   int in_fd, out_fd, err_fd;
   pid_t parent;
+  int parent_pidfd;                // the server, for a child born in a new PID namespace
   const PreparedSandbox* sandbox;  // nullptr: unsandboxed
+  int init_fd = -1;                // llmx-sandbox-init's image; -1: exec the command directly
+  char* const* init_argv = nullptr;
+  int report_fd = -1;              // init's report pipe (write end)
+  int error_fd = -1;               // a child with its own memory reports failures here
   volatile Step failed_step = Step::none;
   const char* volatile failed_detail = nullptr;
   volatile int failed_errno = 0;
+};
+
+struct FailureRecord {
+  Step step;
+  int err;
+  const char* detail;
 };
 
 [[noreturn]] void child_fail(ChildArgs* a, Step step, const char* detail, int err) {
   a->failed_detail = detail;
   a->failed_errno = err;
   a->failed_step = step;
+  if (a->error_fd >= 0) {
+    FailureRecord rec{step, err, detail};
+    [[maybe_unused]] ssize_t n = ::write(a->error_fd, &rec, sizeof rec);
+  }
   ::_exit(127);
+}
+
+// The server's own pidfd, opened once: readable once the server has exited.
+int server_pidfd() {
+  static const int fd = [] {
+    int f = int(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (f >= 0) ::fcntl(f, F_SETFD, FD_CLOEXEC);
+    return fd_above_stdio(f);
+  }();
+  return fd;
 }
 
 int child_main(void* arg) {
@@ -61,26 +92,45 @@ int child_main(void* arg) {
     if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &dfl, nullptr);
 
   if (::setpgid(0, 0) != 0) child_fail(a, Step::setup, "setpgid", errno);
-  // Die with the spawning thread (the loop); the getppid() check closes the race with its exit.
+  // Die with the spawning thread (the loop); the check after it closes the race with the
+  // server's death. In a new PID namespace getppid() is 0, so the server's pidfd tells instead.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
     child_fail(a, Step::setup, "PR_SET_PDEATHSIG", errno);
-  if (::getppid() != a->parent) child_fail(a, Step::setup, "parent exited", ESRCH);
+  if (a->parent_pidfd >= 0) {
+    pollfd p{a->parent_pidfd, POLLIN, 0};
+    if (::poll(&p, 1, 0) != 0) child_fail(a, Step::setup, "parent exited", ESRCH);
+  } else if (::getppid() != a->parent) {
+    child_fail(a, Step::setup, "parent exited", ESRCH);
+  }
   if (::dup2(a->in_fd, 0) < 0 || ::dup2(a->out_fd, 1) < 0 || ::dup2(a->err_fd, 2) < 0)
     child_fail(a, Step::setup, "dup2", errno);
   // Descriptors other code in the server opened without O_CLOEXEC must not reach the command.
   ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
 
   const char* step = nullptr;
+  // A non-dumpable server (§6.7) makes /proc/self/uid_map root's; this copy of its memory may be
+  // dumpable for the moment until exec replaces it, so the child can write its own id maps.
+  if (a->error_fd >= 0 && ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+    child_fail(a, Step::setup, "PR_SET_DUMPABLE", errno);
   if (a->sandbox)
     if (int e = a->sandbox->enter_namespaces(&step)) child_fail(a, Step::sandbox, step, e);
   // After the bind mounts, so a cwd inside .git resolves through the read-only mount.
   if (a->cwd && ::chdir(a->cwd) != 0) child_fail(a, Step::chdir, a->cwd, errno);
+  // With an init, the command is executed by it; what the server can check it checks here, in
+  // the command's own view of the file system, so "no such file" stays a spawn error.
+  if (a->init_fd >= 0 && ::faccessat(AT_FDCWD, a->path, X_OK, AT_EACCESS) != 0)
+    child_fail(a, Step::exec, nullptr, errno);
   if (a->sandbox)
     if (int e = a->sandbox->restrict_self(&step)) child_fail(a, Step::sandbox, step, e);
 
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (a->init_fd >= 0) {
+    ::fcntl(a->report_fd, F_SETFD, 0);  // init inherits the report pipe, and closes it for the command
+    ::syscall(SYS_execveat, a->init_fd, "", a->init_argv, a->envp, AT_EMPTY_PATH);
+    child_fail(a, Step::sandbox, "exec llmx-sandbox-init", errno);
+  }
   ::execve(a->path, a->argv, a->envp);
   if (errno == ENOEXEC) ::execve("/bin/sh", a->sh_argv, a->envp);  // execvp's fallback
   child_fail(a, Step::exec, nullptr, errno);
@@ -184,6 +234,32 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   args.err_fd = err_w.get();
   args.parent = ::getpid();
   args.sandbox = use_sandbox_ ? &sandbox_ : nullptr;
+  const int ns_flags = use_sandbox_ ? sandbox_.clone_flags() : 0;
+  // A new user namespace cannot share the server's memory: the child must become dumpable to
+  // write its id maps, and dumpability belongs to the memory. It gets a copy (like fork) and the
+  // parent waits on a pipe for its exec instead of on CLONE_VFORK.
+  const bool share_memory = (ns_flags & CLONE_NEWUSER) == 0;
+  UniqueFd error_r, error_w;
+  if (!share_memory) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
+    error_r.reset(fd_above_stdio(fds[0]));
+    error_w.reset(fd_above_stdio(fds[1]));
+    args.error_fd = error_w.get();
+  }
+  args.parent_pidfd = (ns_flags & CLONE_NEWPID) ? server_pidfd() : -1;
+  UniqueFd report_r, report_w;
+  std::string report_arg;
+  std::vector<char*> init_argv;
+  if (use_sandbox_ && sandbox_.use_init()) {
+    if (!make_pipe(report_r, report_w)) return fail(std::string("pipe: ") + std::strerror(errno));
+    report_arg = std::to_string(report_w.get());
+    init_argv = {const_cast<char*>("llmx-sandbox-init"), report_arg.data(), path_.data()};
+    for (char* a : argv_) init_argv.push_back(a);  // ends with argv_'s nullptr
+    args.init_fd = init_image_fd();
+    args.init_argv = init_argv.data();
+    args.report_fd = report_w.get();
+  }
 
   void* stack = ::mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -196,8 +272,21 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   // CLONE_PIDFD hands out the pidfd atomically (no pid-reuse window). The exit signal is SIGCHLD:
   // execve() resets it to SIGCHLD anyway, so after exec these are ordinary children.
   pid_t pid = ::clone(child_main, static_cast<char*>(stack) + kChildStack,
-                      CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
+                      (share_memory ? CLONE_VM | CLONE_VFORK : 0) | CLONE_PIDFD | SIGCHLD | ns_flags,
+                      &args, &pidfd);
   int clone_errno = errno;
+  if (!share_memory && pid > 0) {
+    error_w.reset();  // EOF once the child has exec'd (its copy is close-on-exec) or died
+    FailureRecord rec{};
+    ssize_t n;
+    while ((n = ::read(error_r.get(), &rec, sizeof rec)) < 0 && errno == EINTR) {
+    }
+    if (n == ssize_t(sizeof rec)) {
+      args.failed_detail = rec.detail;
+      args.failed_errno = rec.err;
+      args.failed_step = rec.step;
+    }
+  }
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ::munmap(stack, kChildStack);
   if (pid < 0) return fail(std::string("clone: ") + std::strerror(clone_errno));
@@ -224,6 +313,7 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   out.pidfd = std::move(pidfd_owner);
   out.out = std::move(out_r);
   out.err = std::move(err_r);
+  out.report = std::move(report_r);
   return true;
 }
 

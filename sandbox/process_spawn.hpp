@@ -18,6 +18,9 @@ struct ChildProcess {
   pid_t pid = -1;     // also the process group id
   UniqueFd pidfd;     // readable once the child has exited
   UniqueFd out, err;  // non-blocking read ends of stdout and stderr
+  // llmx-sandbox-init's report (non-blocking read end; empty without an init): the command's
+  // real wait status, or the errno of its failed exec.
+  UniqueFd report;
 };
 
 // argv[0] resolved like execvp() on `env`'s PATH (default "/bin:/usr/bin"); relative PATH

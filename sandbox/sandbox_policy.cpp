@@ -1,20 +1,23 @@
 #include "sandbox/sandbox_policy.hpp"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
+#include "sandbox/capabilities.hpp"
+#include "sandbox/git_dirs.hpp"
+#include "sandbox/init_image.hpp"
 #include "sandbox/landlock.hpp"
 #include "sandbox/process.hpp"
 #include "sandbox/seccomp_filter.hpp"
@@ -32,114 +35,94 @@ bool exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
-// Async-signal-safe write of a whole small file (uid_map and friends).
-int write_file(const char* path, const std::string& text) noexcept {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  ssize_t n = ::write(fd, text.data(), text.size());
-  int err = n == ssize_t(text.size()) ? 0 : (n < 0 ? errno : EIO);
-  ::close(fd);
-  return err;
+std::string canonical(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
 
-// Runs `fn` in a forked child and reports whether it exited 0. Only used by probe(); the child
-// calls nothing but syscalls, so forking a multithreaded process is safe here.
-template <class F>
-bool try_in_child(F fn) {
-  pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid == 0) ::_exit(fn() ? 0 : 1);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-GitProtection detect_git_protection() {
-  if (try_in_child([] {
-        return ::unshare(CLONE_NEWNS) == 0 &&
-               ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-      }))
-    return GitProtection::mount_namespace;
-  const std::string uid_map =
-      std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
-  const std::string gid_map =
-      std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
-  if (try_in_child([&] {
-        return ::unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 &&
-               write_file("/proc/self/setgroups", "deny") == 0 &&
-               write_file("/proc/self/uid_map", uid_map) == 0 &&
-               write_file("/proc/self/gid_map", gid_map) == 0 &&
-               ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-      }))
-    return GitProtection::user_namespace;
-  return GitProtection::children_only;
+std::string id_map(unsigned id) {
+  return std::to_string(id) + " " + std::to_string(id) + " 1\n";
 }
 
 Support compute_support() {
   Support s;
+  s.namespaces = ns::detect();
   s.landlock_abi = landlock::abi_version();
-  std::string seccomp_error;
+  std::string seccomp_error, init_error;
   s.seccomp = seccomp::available() && seccomp::network_filter(&seccomp_error) != nullptr;
-  s.git_protection = detect_git_protection();
+  s.init = init_image_fd(&init_error) >= 0;
+
+  s.summary = "namespaces: ";
+  if (s.namespaces.mode == ns::Mode::none) {
+    s.summary += "unavailable (" + s.namespaces.detail + ")";
+  } else {
+    s.summary += std::string(ns::to_string(s.namespaces.mode));
+    s.summary += s.namespaces.mode == ns::Mode::user ? " (unprivileged server)" : " (privileged server)";
+    s.summary += s.namespaces.fresh_proc ? "; fresh /proc" : "; " + s.namespaces.detail;
+    s.summary += "; / read-only, writable roots nodev, .git read-only, $LLMX_HOME secrets hidden";
+  }
+  s.summary += "\npid 1: ";
+  s.summary += s.init ? "llmx-sandbox-init (from a sealed memfd)"
+                      : "the command itself (llmx-sandbox-init cannot run: " + init_error + ")";
+  s.summary += "\ncapabilities: all dropped (bounding set emptied, no_new_privs)";
   if (s.landlock_abi > 0) {
-    s.summary = "landlock: ABI " + std::to_string(s.landlock_abi) + " (filesystem";
+    s.summary += "\nlandlock: ABI " + std::to_string(s.landlock_abi) + " (filesystem";
     if (s.landlock_abi >= 4) s.summary += ", TCP";
     if (s.landlock_abi >= 6) s.summary += ", signal and abstract-socket scopes";
     s.summary += ")";
-    if (s.landlock_abi < 3)
-      s.summary += "; truncate(2) outside writable roots is not restricted below ABI 3";
   } else {
-    s.summary = "landlock: unavailable (the kernel lacks Landlock or it is disabled)";
+    s.summary += "\nlandlock: unavailable (the kernel lacks Landlock or it is disabled)";
   }
   s.summary += "\nseccomp: ";
   s.summary += s.seccomp
                    ? "available (network filter)"
                    : "unavailable" + (seccomp_error.empty() ? "" : " (" + seccomp_error + ")");
-  s.summary += "\n.git protection: ";
-  s.summary += to_string(s.git_protection);
   return s;
 }
 
-unsigned long remount_flags(const std::string& path) {
-  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
-  struct statvfs vfs {};
-  if (::statvfs(path.c_str(), &vfs) != 0) return flags;
-  // In a user namespace the kernel refuses to clear flags locked by the outer mount.
-  if (vfs.f_flag & ST_NOSUID) flags |= MS_NOSUID;
-  if (vfs.f_flag & ST_NODEV) flags |= MS_NODEV;
-  if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-  if (vfs.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-  if (vfs.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-  if (vfs.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-  return flags;
-}
-
-bool contains_icase(const std::string& haystack, std::string_view needle) {
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                        [](char a, char b) { return std::tolower((unsigned char)a) == b; });
-  return it != haystack.end();
+// Roots that exist, canonical (mount targets must be real paths), without duplicates, parents
+// before their children so nested writable mounts stack in the right order.
+std::vector<std::string> canonical_roots(const std::vector<std::string>& roots) {
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    std::string c = canonical(r);
+    if (!c.empty() && is_dir(c) && std::find(out.begin(), out.end(), c) == out.end())
+      out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  return out;
 }
 
 }  // namespace
 
-std::string_view to_string(GitProtection p) {
-  switch (p) {
-    case GitProtection::automatic:
+std::string_view to_string(Isolation i) {
+  switch (i) {
+    case Isolation::automatic:
       return "automatic";
-    case GitProtection::mount_namespace:
-      return "read-only bind mount (private mount namespace)";
-    case GitProtection::user_namespace:
-      return "read-only bind mount (user + mount namespace)";
-    case GitProtection::children_only:
-      return "landlock only (root entries cannot be created or removed in git workspaces)";
+    case Isolation::namespaces:
+      return "namespaces";
+    case Isolation::user_namespace:
+      return "user namespace";
+    case Isolation::landlock_only:
+      return "landlock only";
   }
   return "?";
 }
 
 Support probe() {
-  static const Support s = compute_support();
-  return s;
+  // Per effective uid: what a process may create changes when it drops privileges after a probe.
+  static std::mutex mu;
+  static std::map<uid_t, Support> cache;
+  std::lock_guard lock(mu);
+  auto it = cache.find(::geteuid());
+  if (it == cache.end()) it = cache.emplace(::geteuid(), compute_support()).first;
+  return it->second;
+}
+
+std::vector<std::string> secret_files(const std::string& llmx_home) {
+  if (llmx_home.empty()) return {};
+  return {llmx_home + "/auth.json", llmx_home + "/.env"};
 }
 
 std::vector<std::string> writable_roots(const SandboxPolicy& policy, const std::string& cwd) {
@@ -157,47 +140,88 @@ std::vector<std::string> writable_roots(const SandboxPolicy& policy, const std::
   return roots;
 }
 
+bool PreparedSandbox::new_pid_namespace() const {
+  return (clone_flags_ & CLONE_NEWPID) != 0;
+}
+
 bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cwd,
                               const SandboxOptions& options, std::string* error) {
   if (policy.mode == SandboxMode::danger_full_access) return true;  // nothing to restrict
   const Support support = probe();
-  const bool need_seccomp = !policy.has_network();
+  const bool restrict_network = !policy.has_network();
+
+  switch (options.isolation) {
+    case Isolation::automatic:
+    case Isolation::namespaces:
+      mode_ = support.namespaces.mode;
+      break;
+    case Isolation::user_namespace:
+      mode_ = support.namespaces.mode == ns::Mode::none ? ns::Mode::none : ns::Mode::user;
+      break;
+    case Isolation::landlock_only:
+      mode_ = ns::Mode::none;
+      break;
+  }
+  // Without namespaces the file system rests on Landlock alone and nothing holds the command's
+  // descendants: only an explicit choice (tests, `landlock_only`) counts that as enforced.
   std::string missing;
-  if (support.landlock_abi <= 0) missing = "Landlock";
-  if (need_seccomp && !support.seccomp) missing += missing.empty() ? "seccomp" : " and seccomp";
+  if (mode_ == ns::Mode::none && options.isolation != Isolation::landlock_only)
+    missing = "namespaces (" + support.namespaces.detail + ")";
+  if (mode_ == ns::Mode::none && support.landlock_abi <= 0)
+    missing += missing.empty() ? "Landlock" : " and Landlock";
+  if (restrict_network && mode_ == ns::Mode::none && !support.seccomp)
+    missing += missing.empty() ? "seccomp" : " and seccomp";
   if (!missing.empty()) {
     if (options.fallback == SandboxFallback::refuse) {
       if (error)
         *error = "sandbox unavailable: " + missing +
-                 " is not available on this system; refusing to run the command "
+                 " not available on this system; refusing to run the command "
                  "(sandbox_fallback = \"refuse\")";
       return false;
     }
     enforced_ = false;  // run with whatever is available; the caller obtained approval
   }
 
-  GitProtection git = options.git_protection == GitProtection::automatic ? support.git_protection
-                                                                         : options.git_protection;
+  const std::vector<std::string> roots = canonical_roots(writable_roots(policy, cwd));
   landlock::RulesetSpec spec;
-  spec.restrict_network = need_seccomp;
-  for (const auto& root : writable_roots(policy, cwd)) {
-    const std::string dot_git = root + "/.git";
-    const bool protect = !options.allow_git_writes && exists(dot_git);
-    if (protect && git == GitProtection::children_only) {
-      spec.writable_roots.push_back({root, true});
-      continue;
+  spec.restrict_network = restrict_network;
+  if (mode_ != ns::Mode::none) {
+    for (const auto& root : roots) {
+      if (root == "/") {
+        mounts_.readonly_root = false;  // everything is writable: no read-only view to punch
+        continue;
+      }
+      mounts_.writable.push_back(root);
+      spec.writable_roots.push_back({root, false});
     }
-    spec.writable_roots.push_back({root, false});
-    if (protect && std::find(ro_paths_.begin(), ro_paths_.end(), dot_git) == ro_paths_.end()) {
-      ro_paths_.push_back(dot_git);
-      ro_flags_.push_back(remount_flags(dot_git));
+    if (!mounts_.readonly_root) mounts_.writable.clear();
+    if (!options.allow_git_writes)
+      for (const auto& root : roots)
+        for (auto& git : find_git_entries(root))
+          if (std::find(mounts_.read_only.begin(), mounts_.read_only.end(), git) ==
+              mounts_.read_only.end())
+            mounts_.read_only.push_back(std::move(git));
+    for (const auto& f : options.hidden_files) {
+      struct stat st {};
+      std::string c = canonical(f);
+      if (!c.empty() && ::stat(c.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
+          std::find(mounts_.hidden.begin(), mounts_.hidden.end(), c) == mounts_.hidden.end())
+        mounts_.hidden.push_back(std::move(c));
     }
-  }
-  if (!ro_paths_.empty()) {
-    ns_ = git == GitProtection::user_namespace ? Ns::user : Ns::mount;
-    if (ns_ == Ns::user) {
-      uid_map_ = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
-      gid_map_ = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+    scratch_.assign(mounts_.writable.size(), -1);
+    if (mode_ == ns::Mode::user) {
+      uid_map_ = id_map(::geteuid());
+      gid_map_ = id_map(::getegid());
+    }
+    clone_flags_ = ns::clone_flags(mode_, restrict_network);
+    fresh_proc_ = support.namespaces.fresh_proc || options.isolation == Isolation::user_namespace;
+    use_init_ = support.init;
+  } else {
+    // Landlock cannot subtract `.git` from a root: the root stays read-only and each entry but
+    // `.git` is granted instead.
+    for (const auto& root : roots) {
+      const bool protect = !options.allow_git_writes && exists(root + "/.git");
+      spec.writable_roots.push_back({root, protect});
     }
   }
   if (support.landlock_abi > 0) {
@@ -208,38 +232,22 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
       return false;
     }
   }
-  if (need_seccomp && support.seccomp) seccomp_ = seccomp::network_filter();
+  if (restrict_network && support.seccomp) seccomp_ = seccomp::network_filter();
+  last_cap_ = caps::last_cap();
   active_ = true;
   return true;
 }
 
 int PreparedSandbox::enter_namespaces(const char** step) const noexcept {
-  if (ns_ == Ns::none) return 0;
-  int err = 0;
-  if (ns_ == Ns::user) {
-    *step = "unshare(user, mount namespace)";
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return errno;
-    *step = "write uid/gid map";
-    if ((err = write_file("/proc/self/setgroups", "deny")) != 0) return err;
-    if ((err = write_file("/proc/self/uid_map", uid_map_)) != 0) return err;
-    if ((err = write_file("/proc/self/gid_map", gid_map_)) != 0) return err;
-  } else {
-    *step = "unshare(mount namespace)";
-    if (::unshare(CLONE_NEWNS) != 0) return errno;
-  }
-  // Private first, or the bind mounts would propagate back into the server's namespace.
-  *step = "make mounts private";
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
-  *step = "bind .git read-only";
-  for (size_t i = 0; i < ro_paths_.size(); ++i) {
-    const char* p = ro_paths_[i].c_str();
-    if (::mount(p, p, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
-    if (::mount(nullptr, p, nullptr, ro_flags_[i], nullptr) != 0) return errno;
-  }
-  return 0;
+  if (mode_ == ns::Mode::none) return 0;
+  if (mode_ == ns::Mode::user)
+    if (int e = ns::enter_user_namespace(uid_map_, gid_map_, step)) return e;
+  return ns::build_mounts(mounts_, scratch_.data(), fresh_proc_, step);
 }
 
 int PreparedSandbox::restrict_self(const char** step) const noexcept {
+  *step = "drop capabilities";
+  if (int err = caps::drop_all(last_cap_); err != 0) return err;
   *step = "no_new_privs";
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   if (ruleset_) {
@@ -263,6 +271,11 @@ bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
                                                    "sandbox",
                                                    "landlock",
                                                    "failed to write file"};
+  auto contains_icase = [](const std::string& haystack, std::string_view needle) {
+    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                          [](char a, char b) { return std::tolower((unsigned char)a) == b; });
+    return it != haystack.end();
+  };
   for (const std::string* text : {&r.stdout_text, &r.stderr_text, &r.aggregated, &r.spawn_error})
     for (auto k : kKeywords)
       if (contains_icase(*text, k)) return true;

@@ -106,3 +106,26 @@ TEST_CASE("exec_env: current_process_env reads environ") {
   CHECK(env.at("LLMX_EXEC_ENV_TEST_VAR") == "a=b");
   ::unsetenv("LLMX_EXEC_ENV_TEST_VAR");
 }
+
+TEST_CASE("exec_env: passwords, credentials and URLs with a password are dropped by default") {
+  EnvMap parent = {{"MY_PASSWORD", "hunter2"},
+                   {"db_passwd", "x"},
+                   {"GPG_PASSPHRASE", "x"},
+                   {"GOOGLE_APPLICATION_CREDENTIALS", "/k.json"},
+                   {"DATABASE_URL", "postgres://user:secret@db.example:5432/app"},
+                   {"PROXY", "http://u:p@proxy:3128 http://other"},
+                   {"REPO_URL", "ssh://git@example.org/repo.git"},  // a user, no password
+                   {"HOMEPAGE", "https://example.org/a:b@c"},       // '@' only in the path
+                   {"PATH", "/bin"}};
+  auto env = build_child_env({}, parent, false);
+  CHECK(env == EnvMap{{"REPO_URL", "ssh://git@example.org/repo.git"},
+                      {"HOMEPAGE", "https://example.org/a:b@c"},
+                      {"PATH", "/bin"}});
+  CHECK(has_url_credentials("mysql://root:pw@localhost/db"));
+  CHECK(has_url_credentials("x=1;redis://:pw@cache:6379"));
+  CHECK_FALSE(has_url_credentials("https://example.org/"));
+  CHECK_FALSE(has_url_credentials("user:pw@host"));  // not a URL
+  ShellEnvironmentPolicy keep;
+  keep.ignore_default_excludes = true;
+  CHECK(build_child_env(keep, parent, false).size() == parent.size());
+}

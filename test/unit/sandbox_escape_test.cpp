@@ -1,178 +1,56 @@
-// Escape suite for the Linux sandbox (engine.md §6.4, DECISIONS E11): real children try to write
-// outside the writable roots, into .git, to reach the network, to read secrets and to signal the
-// server. Every case asserts the exact outcome; the two known gaps (pre-existing hard links,
-// chmod/chown) assert that they are gaps, so a kernel that closes them makes the test say so.
-#include <arpa/inet.h>
-#include <doctest/doctest.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
+// Escape suite for the Linux sandbox, file system and network (engine.md §6.4, DECISIONS E11,
+// issue 11): real children try to write outside the writable roots, change metadata, make
+// devices, write any `.git`, and reach the network. Every outcome is judged from outside the
+// sandbox (did the content, mode, owner, time or xattr really change?). Processes, secrets and
+// capabilities are in sandbox_escape_process_test.cpp.
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 
-#include <condition_variable>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
-#include <optional>
-
-#include "sandbox/exec_env.hpp"
-#include "sandbox/process.hpp"
-#include "sandbox/process_fd.hpp"
+#include "test/unit/escape_fixture.hpp"
 
 using namespace llmx;
-using namespace llmx::sandbox;
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
+using namespace llmx::escape;
 
 namespace {
 
-struct Waiter : ProcessHandler {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::optional<ExecResult> result;
-  void on_exit(ExecResult r) override {
-    std::lock_guard lock(mu);
-    result = std::move(r);
-    cv.notify_all();
+struct FileFacts {
+  std::string content;
+  mode_t mode = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  timespec mtime{};
+  std::string xattr;
+  bool operator==(const FileFacts& o) const {
+    return content == o.content && mode == o.mode && uid == o.uid && gid == o.gid &&
+           mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec && xattr == o.xattr;
   }
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
+FileFacts facts(const std::string& path) {
+  FileFacts f;
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  f.content = S_ISREG(st.st_mode) ? slurp(path) : "";
+  f.mode = st.st_mode;
+  f.uid = st.st_uid;
+  f.gid = st.st_gid;
+  f.mtime = st.st_mtim;
+  char buf[256];
+  ssize_t n = ::lgetxattr(path.c_str(), "user.llmx", buf, sizeof buf);
+  if (n > 0) f.xattr.assign(buf, size_t(n));
+  return f;
 }
 
-void spit(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
+// A shell script that tries every metadata change on `path`, each on its own.
+std::string metadata_attack(const std::string& path) {
+  std::string p = "'" + path + "'";
+  std::string s = "chmod 777 " + p + "; chown 12345:12345 " + p + "; touch -d 2001-01-01 -c " + p +
+                  "; chmod u+s " + p + "; chgrp 0 " + p;
+  if (::access(kPython, X_OK) == 0)
+    s += std::string("; ") + kPython + " -c 'import os, sys; os.setxattr(sys.argv[1], \"user.llmx\", b\"x\")' " + p;
+  return s + "; exit 1";
 }
-
-const char* kPython = "/usr/bin/python3";
-
-// A workspace (a git checkout) and an "outside" directory next to it. Not under /tmp, which is a
-// writable root in workspace-write.
-struct Escape {
-  std::string base, ws, outside, secret;
-  int tcp_port = 0, udp_port = 0;
-  UniqueFd tcp, udp, unix_listener;
-  std::string unix_path;
-  ProcessLoop loop;
-
-  Escape() {
-    std::string parent = fs::current_path().string();
-    if (parent.rfind("/tmp", 0) == 0) parent = "/var/tmp";
-    std::string tmpl = parent + "/llmx-escape-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()));
-    base = tmpl;
-    ws = base + "/ws";
-    outside = base + "/outside";
-    secret = outside + "/secret.txt";
-    fs::create_directories(ws + "/.git/hooks");
-    fs::create_directories(ws + "/src");
-    fs::create_directories(outside);
-    spit(ws + "/.git/config", "[core]\n");
-    spit(ws + "/.git/HEAD", "ref: refs/heads/main\n");
-    spit(ws + "/src/main.c", "int main;\n");
-    spit(ws + "/README", "readme\n");
-    spit(secret, "orig\n");
-    spit(outside + "/hard.txt", "orig\n");
-    REQUIRE(::link((outside + "/hard.txt").c_str(), (ws + "/hard").c_str()) == 0);
-    fs::create_directory_symlink(outside, ws + "/dirlink");
-    fs::create_symlink(secret, ws + "/filelink");
-    listen_sockets();
-  }
-  ~Escape() {
-    std::error_code ec;
-    fs::remove_all(base, ec);
-  }
-
-  void listen_sockets() {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    tcp.reset(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    REQUIRE(::bind(tcp.get(), (sockaddr*)&a, sizeof a) == 0);
-    REQUIRE(::listen(tcp.get(), 8) == 0);
-    ::getsockname(tcp.get(), (sockaddr*)&a, &len);
-    tcp_port = ntohs(a.sin_port);
-    a.sin_port = 0;
-    udp.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    REQUIRE(::bind(udp.get(), (sockaddr*)&a, sizeof a) == 0);
-    len = sizeof a;
-    ::getsockname(udp.get(), (sockaddr*)&a, &len);
-    udp_port = ntohs(a.sin_port);
-    unix_path = base + "/sock";
-    sockaddr_un u{};
-    u.sun_family = AF_UNIX;
-    std::snprintf(u.sun_path, sizeof u.sun_path, "%s", unix_path.c_str());
-    unix_listener.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    REQUIRE(::bind(unix_listener.get(), (sockaddr*)&u, sizeof u) == 0);
-    REQUIRE(::listen(unix_listener.get(), 8) == 0);
-  }
-
-  bool tcp_got_connection() {
-    pollfd p{tcp.get(), POLLIN, 0};
-    return ::poll(&p, 1, 100) > 0;
-  }
-  bool udp_got_datagram() {
-    pollfd p{udp.get(), POLLIN, 0};
-    return ::poll(&p, 1, 100) > 0;
-  }
-  bool unix_got_connection() {
-    pollfd p{unix_listener.get(), POLLIN, 0};
-    return ::poll(&p, 1, 100) > 0;
-  }
-
-  ExecResult run(SandboxMode mode, const std::string& script, SandboxOptions options = {},
-                 bool network = false) {
-    SandboxPolicy policy;
-    policy.mode = mode;
-    policy.network_access = network;
-    policy.exclude_tmpdir_env_var = true;  // $TMPDIR could contain this test's directories
-    // The parent holds secrets; the default env policy must keep them from the child.
-    EnvMap parent = {{"PATH", "/usr/bin:/bin"},    {"HOME", "/root"},
-                     {"MY_API_KEY", "sk-secret"},  {"GITHUB_TOKEN", "ghp-secret"},
-                     {"DB_PASSWORD_SECRET", "pw"}, {"LANG", "C"}};
-    SpawnRequest r;
-    r.argv = {"/bin/sh", "-c", script};
-    r.cwd = ws;
-    r.sandbox_cwd = ws;
-    r.env = build_child_env({}, parent, !policy.has_network());
-    r.sandbox = policy;
-    r.sandbox_options = options;
-    r.timeout_ms = 20000;
-    auto w = std::make_shared<Waiter>();
-    loop.spawn(std::move(r), w);
-    std::unique_lock lock(w->mu);
-    REQUIRE(w->cv.wait_for(lock, 30s, [&] { return w->result.has_value(); }));
-    CHECK(w->result->spawn_error == "");
-    return *w->result;
-  }
-  ExecResult ww(const std::string& script, SandboxOptions o = {}) {
-    return run(SandboxMode::workspace_write, script, o);
-  }
-  ExecResult ro(const std::string& script) { return run(SandboxMode::read_only, script); }
-};
-
-bool has(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
-
-// The command ran sandboxed, failed, and said why.
-#define EXPECT_DENIED(res, message)     \
-  do {                                  \
-    ExecResult r_ = (res);              \
-    CAPTURE(r_.aggregated);             \
-    CHECK(r_.sandboxed);                \
-    CHECK(r_.exit_code != 0);           \
-    CHECK(has(r_.aggregated, message)); \
-  } while (0)
 
 }  // namespace
 
@@ -183,40 +61,40 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: legitimate writes in the workspace and /tm
   ExecResult r =
       ww("echo new > new.txt && echo more >> README && mkdir -p build/x && echo o > build/x/o "
          "&& rm src/main.c && mv README README.md && echo t > " +
-         tmp_file + " && cat new.txt");
+         tmp_file + " && chmod 700 new.txt && touch -d 2001-01-01 build/x/o && cat new.txt");
   CAPTURE(r.aggregated);
   CHECK(r.sandboxed);
   CHECK(r.exit_code == 0);
   CHECK(r.stdout_text == "new\n");
   CHECK(slurp(ws + "/README.md") == "readme\nmore\n");
   CHECK(slurp(ws + "/build/x/o") == "o\n");
+  CHECK((fs::status(ws + "/new.txt").permissions() & fs::perms::all) == fs::perms::owner_all);
   CHECK_FALSE(fs::exists(ws + "/src/main.c"));
   CHECK(slurp(tmp_file) == "t\n");
   ::unlink(tmp_file.c_str());
 }
 
 TEST_CASE_FIXTURE(Escape, "escape/ww: direct writes outside the roots fail") {
-  EXPECT_DENIED(ww("echo pwned > " + secret), "Permission denied");
-  EXPECT_DENIED(ww("touch " + outside + "/new"), "Permission denied");
-  EXPECT_DENIED(ww("truncate -s 0 " + secret), "Permission denied");
-  EXPECT_DENIED(ww("rm -f " + secret), "Permission denied");
-  EXPECT_DENIED(ww("mv " + secret + " stolen"), "Permission denied");
-  EXPECT_DENIED(ww("echo x > /dev/shm/llmx-escape"), "Permission denied");
-  EXPECT_DENIED(ww("echo x > /root/.llmx-escape"), "Permission denied");
+  EXPECT_DENIED(ww("echo pwned > " + secret), kReadOnlyFs);
+  EXPECT_DENIED(ww("touch " + outside + "/new"), kReadOnlyFs);
+  EXPECT_DENIED(ww("truncate -s 0 " + secret), kReadOnlyFs);
+  EXPECT_DENIED(ww("rm -f " + secret), kReadOnlyFs);
+  EXPECT_DENIED(ww("mv " + secret + " stolen"), kReadOnlyFs);  // copied, but not removed
+  EXPECT_DENIED(ww("echo x > /dev/shm/llmx-escape"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo x > /root/.llmx-escape"), kReadOnlyFs);
   CHECK(slurp(secret) == "orig\n");
   CHECK_FALSE(fs::exists(outside + "/new"));
-  CHECK_FALSE(fs::exists(ws + "/stolen"));
+  CHECK_FALSE(fs::exists("/dev/shm/llmx-escape"));
 }
 
 TEST_CASE_FIXTURE(Escape, "escape/ww: writes through .., symlinks and /proc/self fail") {
-  EXPECT_DENIED(ww("echo pwned > ../outside/secret.txt"), "Permission denied");
-  EXPECT_DENIED(ww("echo pwned > dirlink/secret.txt"), "Permission denied");
-  EXPECT_DENIED(ww("echo pwned > filelink"), "Permission denied");
+  EXPECT_DENIED(ww("echo pwned > ../outside/secret.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo pwned > dirlink/secret.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo pwned > filelink"), kReadOnlyFs);
   // A symlink made inside the sandbox is allowed, writing through it is not.
-  EXPECT_DENIED(ww("ln -s " + outside + " mylink && echo pwned > mylink/secret.txt"),
-                "Permission denied");
-  EXPECT_DENIED(ww("echo pwned > /proc/self/root" + secret), "Permission denied");
-  EXPECT_DENIED(ww("echo pwned > /proc/self/cwd/../outside/secret.txt"), "Permission denied");
+  EXPECT_DENIED(ww("ln -s " + outside + " mylink && echo pwned > mylink/secret.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo pwned > /proc/self/root" + secret), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo pwned > /proc/self/cwd/../outside/secret.txt"), kReadOnlyFs);
   CHECK(slurp(secret) == "orig\n");
 }
 
@@ -225,20 +103,52 @@ TEST_CASE_FIXTURE(
     "escape/ww: hard links: new ones to the outside fail; a pre-existing one is a known gap") {
   EXPECT_DENIED(ww("ln " + secret + " h2"), "Invalid cross-device link");
   CHECK_FALSE(fs::exists(ws + "/h2"));
-  // KNOWN GAP: Landlock checks the path, and `hard` lies inside the workspace. A hard link that
-  // someone created before the sandbox lets the command write the outside file's content.
+  // KNOWN GAP (documented in the README): mounts and Landlock both judge by path, and `hard`
+  // lies inside the workspace. A hard link that someone created before the command lets it write
+  // the outside file's content (not its name, mode or owner).
   ExecResult r = ww("echo pwned > hard");
   CHECK(r.exit_code == 0);
   CHECK(slurp(outside + "/hard.txt") == "pwned\n");
 }
 
-TEST_CASE_FIXTURE(Escape, "escape/ww: metadata changes outside the roots are a known gap") {
-  // KNOWN GAP: Landlock (up to ABI 7) does not cover chmod/chown/utimes/xattrs.
-  ExecResult r = ww("chmod 600 " + secret + " && touch -d 2001-01-01 -c " + secret);
-  CHECK(r.exit_code == 0);
-  CHECK((fs::status(secret).permissions() & fs::perms::all) ==
-        (fs::perms::owner_read | fs::perms::owner_write));
-  CHECK(slurp(secret) == "orig\n");  // content stays protected
+TEST_CASE_FIXTURE(Escape, "escape: metadata outside the roots cannot change, in either mode") {
+  ::setxattr(secret.c_str(), "user.llmx", "orig", 4, 0);
+  const FileFacts before = facts(secret), git_before = facts(ws + "/.git/config"),
+                  readme_before = facts(ws + "/README"), outside_before = facts(outside);
+  for (SandboxMode mode : {SandboxMode::workspace_write, SandboxMode::read_only}) {
+    CAPTURE(mode);
+    ExecResult r = run(mode, metadata_attack(secret));
+    CAPTURE(r.aggregated);
+    CHECK(r.sandboxed);
+    CHECK(has(r.aggregated, kReadOnlyFs));
+    CHECK(facts(secret) == before);
+    run(mode, metadata_attack(ws + "/.git/config"));
+    CHECK(facts(ws + "/.git/config") == git_before);
+    run(mode, metadata_attack(outside));
+    CHECK(facts(outside) == outside_before);
+  }
+  // Read-only mode: the workspace itself is outside every root.
+  run(SandboxMode::read_only, metadata_attack(ws + "/README"));
+  CHECK(facts(ws + "/README") == readme_before);
+}
+
+TEST_CASE_FIXTURE(Escape, "escape/ww: chown to another uid fails even inside the workspace") {
+  ExecResult r = ww("echo x > mine && chown 12345 mine; chown 0:12345 mine; exit 1");
+  CHECK(has(r.aggregated, "Operation not permitted"));
+  struct stat st {};
+  REQUIRE(::stat((ws + "/mine").c_str(), &st) == 0);
+  CHECK(st.st_uid == ::geteuid());
+  CHECK(st.st_gid == ::getegid());
+}
+
+TEST_CASE_FIXTURE(Escape, "escape/ww: devices can neither be made nor opened in the workspace") {
+  EXPECT_DENIED(ww("mknod kmsg c 1 11"), "Operation not permitted");
+  CHECK_FALSE(fs::exists(ws + "/kmsg"));
+  if (::geteuid() != 0) return;
+  // One that already exists (made by root outside) does not open: the roots are mounted nodev.
+  REQUIRE(::mknod((ws + "/null-dev").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+  EXPECT_DENIED(ww("echo x > null-dev"), "Permission denied");
+  EXPECT_DENIED(ww("cat null-dev"), "Permission denied");
 }
 
 TEST_CASE_FIXTURE(Escape,
@@ -259,23 +169,23 @@ os.write(fd, b"pwned"); sys.exit(0)
   ExecResult r = ww(std::string(kPython) + " " + base + "/obh.py " + secret);
   CAPTURE(r.aggregated);
   CHECK(r.exit_code == 4);
-  CHECK(r.stdout_text == "open_by_handle_at: Permission denied\n");
+  CHECK(r.stdout_text == "open_by_handle_at: Operation not permitted\n");  // no capability left
   CHECK(slurp(secret) == "orig\n");
 }
 
 // -------------------------------------------------------------------------- workspace-write: .git
 
 TEST_CASE_FIXTURE(Escape, "escape/ww: .git stays read-only (bind mount)") {
-  EXPECT_DENIED(ww("echo x > .git/config"), "Read-only file system");
-  EXPECT_DENIED(ww("echo x > .git/hooks/pre-commit"), "Read-only file system");
-  EXPECT_DENIED(ww("ln -s ../../evil.sh .git/hooks/post-checkout"), "Read-only file system");
-  EXPECT_DENIED(ww("cd .git && echo x > new"), "Read-only file system");
-  EXPECT_DENIED(ww("echo x > /proc/self/cwd/.git/config"), "Read-only file system");
+  EXPECT_DENIED(ww("echo x > .git/config"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo x > .git/hooks/pre-commit"), kReadOnlyFs);
+  EXPECT_DENIED(ww("ln -s ../../evil.sh .git/hooks/post-checkout"), kReadOnlyFs);
+  EXPECT_DENIED(ww("cd .git && echo x > new"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo x > /proc/self/cwd/.git/config"), kReadOnlyFs);
   EXPECT_DENIED(ww("mv .git moved"), "Device or resource busy");
-  EXPECT_DENIED(ww("rm -rf .git"), "Read-only file system");
-  EXPECT_DENIED(ww("umount .git; echo x > .git/config"), "Read-only file system");
+  EXPECT_DENIED(ww("rm -rf .git"), kReadOnlyFs);
+  EXPECT_DENIED(ww("umount .git; echo x > .git/config"), kReadOnlyFs);
   // rename() gets EXDEV (another mount); mv's copy fallback then hits the read-only mount.
-  EXPECT_DENIED(ww("mv src/main.c .git/x"), "Read-only file system");
+  EXPECT_DENIED(ww("mv src/main.c .git/x"), kReadOnlyFs);
   CHECK(fs::exists(ws + "/src/main.c"));
   CHECK(slurp(ws + "/.git/config") == "[core]\n");
   CHECK(slurp(ws + "/.git/HEAD") == "ref: refs/heads/main\n");
@@ -287,26 +197,69 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: .git stays read-only (bind mount)") {
   CHECK(slurp(ws + "/.git/server-side") == "ok");
 }
 
+TEST_CASE_FIXTURE(Escape, "escape/ww: nested repositories' .git and submodule gitlinks are read-only too") {
+  fs::create_directories(ws + "/vendor/lib/.git/hooks");
+  spit(ws + "/vendor/lib/.git/config", "[core]\n");
+  fs::create_directories(ws + "/deps/a/b/c/sub");
+  spit(ws + "/deps/a/b/c/sub/.git", "gitdir: ../../../../../.git/modules/sub\n");  // a submodule
+  EXPECT_DENIED(ww("echo x > vendor/lib/.git/hooks/pre-commit"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo x >> vendor/lib/.git/config"), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo 'gitdir: /tmp/evil' > deps/a/b/c/sub/.git"), kReadOnlyFs);
+  EXPECT_DENIED(ww("rm -rf vendor/lib/.git"), kReadOnlyFs);
+  CHECK(slurp(ws + "/vendor/lib/.git/config") == "[core]\n");
+  CHECK_FALSE(fs::exists(ws + "/vendor/lib/.git/hooks/pre-commit"));
+  CHECK(slurp(ws + "/deps/a/b/c/sub/.git") == "gitdir: ../../../../../.git/modules/sub\n");
+  // The rest of the nested trees stays writable.
+  ExecResult r = ww("echo ok > vendor/lib/file && echo ok > deps/a/b/c/sub/file");
+  CHECK(r.exit_code == 0);
+  // A repository made by an earlier command is found by the next one.
+  CHECK(ww("mkdir -p later/.git && echo x > later/.git/config").exit_code == 0);
+  EXPECT_DENIED(ww("echo y > later/.git/config"), kReadOnlyFs);
+  CHECK(slurp(ws + "/later/.git/config") == "x\n");
+}
+
+TEST_CASE_FIXTURE(Escape, "escape/ww: git status, diff and log work in a real repository") {
+  if (::access("/usr/bin/git", X_OK) != 0) return;
+  const std::string repo = ws + "/repo";
+  const std::string git = "cd '" + repo + "' && git -c user.email=t@t -c user.name=t ";
+  REQUIRE(std::system(("mkdir -p '" + repo + "' && cd '" + repo +
+                       "' && git init -q && echo a > a.txt && git add a.txt && git -c "
+                       "user.email=t@t -c user.name=t commit -qm init")
+                          .c_str()) == 0);
+  for (SandboxMode mode : {SandboxMode::workspace_write, SandboxMode::read_only}) {
+    CAPTURE(mode);
+    if (mode == SandboxMode::workspace_write) spit(repo + "/a.txt", "b\n");
+    ExecResult r = run(mode, "export HOME=/nonexistent; cd repo && git status --porcelain && git "
+                             "diff --stat && git log --oneline | wc -l");
+    CAPTURE(r.aggregated);
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.stdout_text, " M a.txt\n"));
+    CHECK(has(r.stdout_text, "1 file changed"));
+  }
+  EXPECT_DENIED(ww(git + "commit -qam change"), kReadOnlyFs);
+}
+
 TEST_CASE_FIXTURE(Escape, "escape/ww: .git protection in a user namespace (unprivileged mode)") {
   SandboxOptions o;
-  o.git_protection = GitProtection::user_namespace;
-  EXPECT_DENIED(ww("echo x > .git/config", o), "Read-only file system");
+  o.isolation = Isolation::user_namespace;
+  EXPECT_DENIED(ww("echo x > .git/config", o), kReadOnlyFs);
   EXPECT_DENIED(ww("mv .git moved", o), "Device or resource busy");
-  EXPECT_DENIED(ww("rm -rf .git", o), "Read-only file system");
-  EXPECT_DENIED(ww("echo pwned > " + secret, o), "Permission denied");
-  ExecResult r = ww("echo ok > new.txt && id -u", o);
+  EXPECT_DENIED(ww("rm -rf .git", o), kReadOnlyFs);
+  EXPECT_DENIED(ww("echo pwned > " + secret, o), kReadOnlyFs);
+  ExecResult r = ww("echo ok > new.txt && id -u && grep CapEff /proc/self/status", o);
   CHECK(r.exit_code == 0);
-  CHECK(r.stdout_text == std::to_string(::geteuid()) + "\n");  // same uid inside
+  CHECK(r.stdout_text == std::to_string(::geteuid()) + "\nCapEff:\t0000000000000000\n");
   CHECK(slurp(ws + "/.git/config") == "[core]\n");
 }
 
 TEST_CASE_FIXTURE(Escape, "escape/ww: .git protection with Landlock only (no namespaces)") {
   SandboxOptions o;
-  o.git_protection = GitProtection::children_only;
+  o.isolation = Isolation::landlock_only;
   EXPECT_DENIED(ww("echo x > .git/config", o), "Permission denied");
   EXPECT_DENIED(ww("mv .git moved", o), "Permission denied");
   EXPECT_DENIED(ww("rm -rf .git", o), "Permission denied");
   EXPECT_DENIED(ww("ln -s x .git/hooks/pre-commit", o), "Permission denied");
+  EXPECT_DENIED(ww("echo pwned > " + secret, o), "Permission denied");
   ExecResult r = ww("echo more >> README && echo n > src/new.c && mkdir src/d && rm src/main.c", o);
   CHECK(r.exit_code == 0);
   // The price of this mode: entries cannot be created or removed directly in the root.
@@ -315,12 +268,14 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: .git protection with Landlock only (no nam
   CHECK(fs::exists(ws + "/.git/HEAD"));
 }
 
-TEST_CASE_FIXTURE(Escape, "escape/ww: allow_git_writes lets the command write .git") {
+TEST_CASE_FIXTURE(Escape, "escape/ww: allow_git_writes lets the command write every .git") {
+  fs::create_directories(ws + "/sub/.git");
   SandboxOptions o;
   o.allow_git_writes = true;
-  ExecResult r = ww("echo x > .git/config", o);
+  ExecResult r = ww("echo x > .git/config && echo y > sub/.git/config", o);
   CHECK(r.exit_code == 0);
   CHECK(slurp(ws + "/.git/config") == "x\n");
+  CHECK(slurp(ws + "/sub/.git/config") == "y\n");
 }
 
 // ----------------------------------------------------------------------- workspace-write: network
@@ -383,90 +338,20 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: with network_access the same TCP connect s
   CHECK_FALSE(has(r.stdout_text, "LLMX_SANDBOX_NETWORK_DISABLED"));
 }
 
-// ----------------------------------------------------------------- workspace-write: env, signals
-
-TEST_CASE_FIXTURE(Escape, "escape/ww: secrets in the server environment do not reach the child") {
-  ExecResult r = ww("env");
-  CHECK(r.exit_code == 0);
-  CHECK_FALSE(has(r.stdout_text, "MY_API_KEY"));
-  CHECK_FALSE(has(r.stdout_text, "GITHUB_TOKEN"));
-  CHECK_FALSE(has(r.stdout_text, "sk-secret"));
-  CHECK_FALSE(has(r.stdout_text, "ghp-secret"));
-  CHECK_FALSE(has(r.stdout_text, "DB_PASSWORD_SECRET"));
-  CHECK(has(r.stdout_text, "LLMX_SANDBOX_NETWORK_DISABLED=1\n"));
-  CHECK(has(r.stdout_text, "LANG=C\n"));
-}
-
-TEST_CASE_FIXTURE(Escape, "escape/ww: /proc/<server>/environ: a gap for root or dumpable servers") {
-  // KNOWN GAP: Landlock does not guard /proc/<pid>/environ (nor maps, cmdline) of processes with
-  // the same uid; only file permissions do. A root server, or one that skipped the §6.7
-  // hardening (PR_SET_DUMPABLE 0), exposes its initial environment to sandboxed commands.
-  ::setenv("LLMX_ESCAPE_MARKER", "x", 1);  // environ shows the exec-time env; anything will do
-  ExecResult r = ww("head -c 1 /proc/" + std::to_string(::getpid()) + "/environ | wc -c");
-  CHECK(r.exit_code == 0);
-  CHECK(r.stdout_text == "1\n");
-  // /proc/<pid>/mem, fd/ and cwd stay closed (ptrace checks, which Landlock scopes).
-  const std::string proc = "/proc/" + std::to_string(::getpid());
-  EXPECT_DENIED(ww("head -c 1 " + proc + "/mem"), "Permission denied");
-  EXPECT_DENIED(ww("readlink " + proc + "/cwd || exit 1"), "");
-  EXPECT_DENIED(ww("cat " + proc + "/fd/0"), "Permission denied");
-}
-
-TEST_CASE("escape: a non-root, non-dumpable server's environ is unreadable from the sandbox") {
-  // The recommended deployment: llmx as a normal user with §6.7 hardening. Run the server side
-  // in a forked child that becomes `nobody` and non-dumpable, then let its sandboxed command try.
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
-    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    ProcessLoop loop;
-    SpawnRequest r;
-    r.argv = {"/bin/sh", "-c", "cat /proc/" + std::to_string(::getpid()) + "/environ"};
-    r.cwd = "/";
-    r.env = {{"PATH", "/usr/bin:/bin"}};
-    r.sandbox = SandboxPolicy{};  // read-only
-    auto w = std::make_shared<Waiter>();
-    loop.spawn(std::move(r), w);
-    std::unique_lock lock(w->mu);
-    if (!w->cv.wait_for(lock, 30s, [&] { return w->result.has_value(); })) ::_exit(11);
-    const bool denied = w->result->sandboxed && w->result->exit_code == 1 &&
-                        w->result->stdout_text.empty() &&
-                        has(w->result->stderr_text, "Permission denied");
-    ::_exit(denied ? 0 : 12);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-}
-
-TEST_CASE_FIXTURE(Escape, "escape/ww: the command cannot signal or trace the server") {
-  const std::string pid = std::to_string(::getpid());
-  EXPECT_DENIED(ww("kill -0 " + pid), "Operation not permitted");
-  if (::access(kPython, X_OK) == 0)
-    EXPECT_DENIED(ww(std::string(kPython) +
-                     " -c 'import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
-                     "r = libc.ptrace(16, " +
-                     pid + ", 0, 0); print(r, os.strerror(ctypes.get_errno())); exit(1)'"),
-                  "-1 Operation not permitted");
-  // Its own children remain signalable.
-  CHECK(ww("sleep 10 & kill $! && wait $!; test $? = 143").exit_code == 0);
-}
-
 // ------------------------------------------------------------------------------------- read-only
 
 TEST_CASE_FIXTURE(Escape, "escape/ro: nothing is writable, reading works, no network") {
-  EXPECT_DENIED(ro("echo x > new.txt"), "Permission denied");
-  EXPECT_DENIED(ro("echo x >> README"), "Permission denied");
-  EXPECT_DENIED(ro("echo x > /tmp/llmx-escape-ro"), "Permission denied");
-  EXPECT_DENIED(ro("echo pwned > " + secret), "Permission denied");
-  EXPECT_DENIED(ro("echo pwned > ../outside/secret.txt"), "Permission denied");
-  EXPECT_DENIED(ro("echo pwned > dirlink/secret.txt"), "Permission denied");
-  EXPECT_DENIED(ro("echo pwned > hard"), "Permission denied");  // no writable root at all
-  EXPECT_DENIED(ro("echo pwned > /proc/self/root" + secret), "Permission denied");
-  EXPECT_DENIED(ro("echo x > .git/config"), "Permission denied");
-  EXPECT_DENIED(ro("rm -rf .git"), "Permission denied");
+  EXPECT_DENIED(ro("echo x > new.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo x >> README"), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo x > /tmp/llmx-escape-ro"), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo pwned > " + secret), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo pwned > ../outside/secret.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo pwned > dirlink/secret.txt"), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo pwned > hard"), kReadOnlyFs);  // no writable root at all
+  EXPECT_DENIED(ro("echo pwned > /proc/self/root" + secret), kReadOnlyFs);
+  EXPECT_DENIED(ro("echo x > .git/config"), kReadOnlyFs);
+  EXPECT_DENIED(ro("rm -rf .git"), kReadOnlyFs);
+  EXPECT_DENIED(ro("mknod kmsg c 1 11"), kReadOnlyFs);
   if (::access("/bin/bash", X_OK) == 0)
     EXPECT_DENIED(ro("/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(tcp_port) + "'"),
                   "Operation not permitted");

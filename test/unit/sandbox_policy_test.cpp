@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sandbox/landlock.hpp"
 #include "sandbox/process.hpp"
@@ -14,17 +15,18 @@
 using namespace llmx;
 using namespace llmx::sandbox;
 
-TEST_CASE("sandbox: probe reports Landlock, seccomp and .git protection with a summary") {
+TEST_CASE("sandbox: probe reports every layer with a summary") {
   Support s = probe();
   CHECK(s.landlock_abi == landlock::abi_version());
-  CHECK(s.git_protection != GitProtection::automatic);
-  CHECK(s.summary.find("landlock: ") != std::string::npos);
-  CHECK(s.summary.find("seccomp: ") != std::string::npos);
-  CHECK(s.summary.find(".git protection: ") != std::string::npos);
+  for (const char* layer : {"namespaces: ", "pid 1: ", "capabilities: ", "landlock: ", "seccomp: "})
+    CHECK(s.summary.find(layer) != std::string::npos);
   MESSAGE("sandbox support:\n" << s.summary);
   // This machine (Linux 6.18) offers both; the escape suite relies on it.
   CHECK(s.landlock_abi >= 6);
   CHECK(s.seccomp);
+  CHECK(s.init);
+  CHECK(s.namespaces.mode == (::geteuid() == 0 ? ns::Mode::privileged : ns::Mode::user));
+  CHECK(s.namespaces.fresh_proc);
   CHECK(s.complete());
   // Cached: same answer, no second probe.
   CHECK(probe().summary == s.summary);

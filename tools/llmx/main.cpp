@@ -127,7 +127,10 @@ int main(int argc, char** argv) {
                                           config_overrides.end());
       return llmx::cli::run_exec(exec);
     }
-    if (*sandbox_cmd) return llmx::cli::run_sandbox(sandbox_opts);
+    if (*sandbox_cmd) {
+      sandbox_opts.overrides.cli_overrides = config_overrides;
+      return llmx::cli::run_sandbox(sandbox_opts);
+    }
     if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
     if (*schema_cmd) {
       llmx::schema::write_json_schema_bundle(schema_out);

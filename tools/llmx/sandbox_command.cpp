@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/config.hpp"
 #include "protocol/policy.hpp"
 #include "sandbox/apply_patch.hpp"
 #include "sandbox/exec_env.hpp"
@@ -40,9 +41,28 @@ class Passthrough : public sandbox::ProcessHandler {
 
 int run_sandbox(const SandboxOptions& o) {
   auto support = sandbox::probe();
+  // sandbox_fallback and $LLMX_HOME come from the configuration; a broken config.toml must not
+  // stop a check, so its defaults stand in.
+  std::string fallback = "refuse", home;
+  try {
+    auto cfg = load_config(o.overrides);
+    fallback = cfg.sandbox_fallback;
+    home = cfg.llmx_home;
+  } catch (const std::exception& err) {
+    fmt::print(stderr, "warning: {} (using the defaults)\n", err.what());
+  }
   if (o.check) {
     fmt::print("{}\n", support.summary);
-    fmt::print("sandbox: {}\n", support.complete() ? "available (Landlock and seccomp)" : "incomplete");
+    if (support.complete()) {
+      fmt::print("sandbox: complete (namespaces, capabilities, Landlock and seccomp as listed)\n");
+    } else {
+      fmt::print("sandbox: incomplete: the kernel refuses namespaces\n");
+      fmt::print("fallback: sandbox_fallback = \"{}\": {}\n", fallback,
+                 fallback == "refuse" ? "sandboxed commands are refused"
+                                      : "commands run only after approval, without the namespace "
+                                        "layer (Landlock, seccomp and dropped capabilities where "
+                                        "available)");
+    }
     return support.complete() ? 0 : 1;
   }
   if (o.command.empty()) {
@@ -66,6 +86,11 @@ int run_sandbox(const SandboxOptions& o) {
   req.env = sandbox::build_child_env(sandbox::ShellEnvironmentPolicy{}, sandbox::current_process_env(),
                                      !policy.has_network());
   if (policy.mode != SandboxMode::danger_full_access) req.sandbox = policy;
+  req.sandbox_options.hidden_files = sandbox::secret_files(home);
+  // The person at the terminal asked for this very command: that is the approval the fallback
+  // needs.
+  if (fallback == "unsandboxed-with-approval")
+    req.sandbox_options.fallback = sandbox::SandboxFallback::unsandboxed_with_approval;
   req.max_delta_chunks = SIZE_MAX;
   sandbox::ProcessLoop loop;
   auto handler = std::make_shared<Passthrough>();

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/config.hpp"
+
 namespace llmx::cli {
 
 struct SandboxOptions {
@@ -13,6 +15,7 @@ struct SandboxOptions {
   bool network = false;
   std::vector<std::string> writable_roots;
   std::vector<std::string> command;
+  ConfigOverrides overrides;  // -c key=value: sandbox_fallback, LLMX_HOME's secrets
 };
 
 int run_sandbox(const SandboxOptions& options);
