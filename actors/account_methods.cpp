@@ -351,7 +351,7 @@ void exec_one_off_command(session_ptr self, const rpc::Incoming& in) {
   }
   req.sandbox_cwd = req.cwd;
   req.allow_git_writes = cfg->allow_git_writes;
-  req.hidden_files = sandbox::secret_files(cfg->llmx_home);
+  req.llmx_home = cfg->llmx_home;
   req.timeout_ms = p->timeoutMs.value_or(api::kOneOffTimeoutMs);
 
   // Output is not streamed anywhere: the sink is empty. Not linked, so its end is not ours.

@@ -22,10 +22,14 @@ void finish(session_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
   st.finished = true;
+  // Conversations first (turns aborted, commands killed, rollouts synced), then the writer, so
+  // their last events still reach the client and the session ends only when all is on disk.
+  auto close_writer = [=] {
+    self->request(self->state.writer, std::chrono::seconds(10), shutdown_atom::value)
+        .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
+  };
   self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
-      .then([=](bool) {}, [=](caf::error&) {});
-  self->request(st.writer, std::chrono::seconds(10), shutdown_atom::value)
-      .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
+      .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
 
 void call_ended(session_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }

@@ -222,11 +222,11 @@ struct ExecRequest {
   std::optional<SandboxPolicy> sandbox;    // nullopt: run without a sandbox
   std::string sandbox_cwd;                 // the turn's cwd, which the policy's roots refer to
   bool allow_git_writes = false;
-  std::vector<std::string> hidden_files;   // read as empty inside the sandbox (auth.json, .env)
+  std::string llmx_home;                   // its secrets are hidden from the command
   int64_t timeout_ms = 10000;
   LLMX_FIELDS(v("call_id", s.call_id); v("argv", s.argv); v("cwd", s.cwd); v("env", s.env);
               v("sandbox", s.sandbox); v("sandbox_cwd", s.sandbox_cwd);
-              v("allow_git_writes", s.allow_git_writes); v("hidden_files", s.hidden_files);
+              v("allow_git_writes", s.allow_git_writes); v("llmx_home", s.llmx_home);
               v("timeout_ms", s.timeout_ms))
 };
 

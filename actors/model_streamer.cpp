@@ -7,6 +7,7 @@
 
 #include "protocol/responses_request.hpp"
 #include "protocol/retry_policy.hpp"
+#include "protocol/secret_env.hpp"
 #include "transport/http_client.hpp"
 #include "transport/model_stream_reader.hpp"
 
@@ -187,7 +188,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
   if (token.token) st.headers.emplace_back("Authorization", "Bearer " + *token.token);
   for (const auto& [k, v] : st.request.provider.http_headers) st.headers.emplace_back(k, v);
   for (const auto& [k, var] : st.request.provider.env_http_headers)
-    if (const char* val = std::getenv(var.c_str()); val && *val) st.headers.emplace_back(k, val);
+    if (const char* val = env_value(var.c_str()); val && *val) st.headers.emplace_back(k, val);
   if (token.error) {
     st.finished = true;
     self->send(st.executor, ModelFailed{st.request.seq, *token.error});

@@ -135,7 +135,7 @@ ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
   if (!ctx_.sandbox.has_network()) req.env["LLMX_SANDBOX_NETWORK_DISABLED"] = "1";
   if (sandboxed && !unsandboxed_fallback_) req.sandbox = ctx_.sandbox;
   req.allow_git_writes = ctx_.allow_git_writes;
-  req.hidden_files = ctx_.hidden_files;
+  req.llmx_home = ctx_.llmx_home;
   req.sandbox_cwd = ctx_.cwd;
   req.timeout_ms = timeout_ms_;
   events.push_back(ExecCommandBeginEvent{call_.call_id, argv_, workdir_, sandbox::parse_command(argv_), false});

@@ -26,7 +26,7 @@ struct ToolContext {
   bool can_ask = true;                          // false: nobody to ask (llmx exec)
   int64_t default_timeout_ms = 10000;
   bool allow_git_writes = false;
-  std::vector<std::string> hidden_files;  // $LLMX_HOME's secrets, hidden from commands
+  std::string llmx_home;  // its secrets are hidden from commands
   // Whether Landlock and seccomp are both available, and what to do if not (DECISIONS E11).
   bool sandbox_available = true;
   std::string sandbox_summary;

@@ -316,7 +316,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
                                                    ep.include_only};
         st.tools.base_env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), false);
         st.tools.allow_git_writes = cfg.allow_git_writes;
-        st.tools.hidden_files = sandbox::secret_files(cfg.llmx_home);
+        st.tools.llmx_home = cfg.llmx_home;
         st.tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";
         if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
           auto support = sandbox::probe();  // cached after the first call

@@ -5,12 +5,13 @@
 #include <fmt/format.h>
 
 #include "protocol/json_codec.hpp"
+#include "protocol/secret_env.hpp"
 
 namespace llmx {
 
 namespace {
 std::optional<std::string> env(const char* name) {
-  const char* v = std::getenv(name);
+  const char* v = env_value(name);
   if (!v) return std::nullopt;
   std::string s(v);
   if (s.find_first_not_of(" \t\r\n") == std::string::npos) return std::nullopt;

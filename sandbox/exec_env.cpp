@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "protocol/secret_env.hpp"
+
 extern char** environ;
 
 namespace llmx::sandbox {
@@ -9,11 +11,7 @@ namespace {
 
 constexpr std::string_view kCoreVars[] = {"HOME",     "LOGNAME", "PATH", "SHELL", "USER",
                                           "USERNAME", "TMPDIR",  "TEMP", "TMP"};
-// The reference's three, plus passwords and credentials (llmx: DATABASE_PASSWORD, MY_PASSWD,
-// GOOGLE_APPLICATION_CREDENTIALS ...).
-constexpr std::string_view kDefaultExcludes[] = {"*KEY*",      "*SECRET*",     "*TOKEN*",
-                                                 "*PASSWORD*", "*PASSWD*",     "*PASSPHRASE*",
-                                                 "*CREDENTIAL*"};
+
 
 bool same_icase(char a, char b) {
   return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
@@ -27,18 +25,6 @@ bool matches_any(const Patterns& patterns, std::string_view name) {
 }
 
 }  // namespace
-
-bool has_url_credentials(std::string_view value) {
-  for (size_t at = value.find("://"); at != std::string_view::npos; at = value.find("://", at + 3)) {
-    std::string_view rest = value.substr(at + 3);
-    std::string_view authority = rest.substr(0, rest.find_first_of("/?# \t"));
-    const size_t userinfo_end = authority.rfind('@');
-    if (userinfo_end != std::string_view::npos &&
-        authority.substr(0, userinfo_end).find(':') != std::string_view::npos)
-      return true;
-  }
-  return false;
-}
 
 bool glob_match_icase(std::string_view pattern, std::string_view text) {
   // Linear-time backtracking over the last `*` only (the classic wildcard algorithm).
@@ -72,9 +58,11 @@ EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& paren
       if (auto it = parent.find(std::string(name)); it != parent.end()) env.insert(*it);
   }  // "none": start empty
   for (auto it = env.begin(); it != env.end();) {
-    const bool drop = (!policy.ignore_default_excludes &&
-                       (matches_any(kDefaultExcludes, it->first) || has_url_credentials(it->second))) ||
-                      matches_any(policy.exclude, it->first);
+    // The default excludes: the reference's *KEY*, *SECRET*, *TOKEN*, plus passwords,
+    // credentials and URLs with a password (one rule with the server's own, secret_env.hpp).
+    const bool drop =
+        (!policy.ignore_default_excludes && is_secret_variable(it->first, it->second)) ||
+        matches_any(policy.exclude, it->first);
     it = drop ? env.erase(it) : std::next(it);
   }
   for (const auto& [k, v] : policy.set) env[k] = v;
@@ -94,6 +82,7 @@ EnvMap current_process_env() {
     if (eq == std::string_view::npos || eq == 0) continue;
     env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
   }
+  for (const auto& [k, v] : sealed_env()) env.emplace(k, v);  // still ours, only not in environ
   return env;
 }
 

@@ -22,16 +22,12 @@ using EnvMap = std::map<std::string, std::string>;
 // Case-insensitive glob with `*` (any run, also empty) and `?` (one character).
 bool glob_match_icase(std::string_view pattern, std::string_view text);
 
-// Whether a value holds a URL with a password in its userinfo (`postgres://user:secret@host/db`,
-// also inside a longer value); such variables are dropped with the default excludes.
-bool has_url_credentials(std::string_view value);
-
 // Applies the policy to `parent`; adds LLMX_SANDBOX_NETWORK_DISABLED=1 when `network_disabled`
 // (the sandbox policy lacks full network access, even for escalated unsandboxed runs).
 EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& parent,
                        bool network_disabled);
 
-// This process's environment as a map.
+// This process's environment as a map, the secrets sealed away at start-up included.
 EnvMap current_process_env();
 
 }  // namespace llmx::sandbox

@@ -201,7 +201,13 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
           if (std::find(mounts_.read_only.begin(), mounts_.read_only.end(), git) ==
               mounts_.read_only.end())
             mounts_.read_only.push_back(std::move(git));
-    for (const auto& f : options.hidden_files) {
+    if (const std::string home = canonical(options.llmx_home); !home.empty())
+      for (const auto& root : mounts_.writable)
+        if (home == root || home.starts_with(root + "/")) {
+          mounts_.read_only.push_back(home);
+          break;
+        }
+    for (const auto& f : secret_files(options.llmx_home)) {
       struct stat st {};
       std::string c = canonical(f);
       if (!c.empty() && ::stat(c.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&

@@ -31,7 +31,9 @@ struct SandboxOptions {
   bool allow_git_writes = false;  // sandbox_workspace_write.allow_git_writes
   SandboxFallback fallback = SandboxFallback::refuse;
   Isolation isolation = Isolation::automatic;
-  std::vector<std::string> hidden_files;  // read as empty inside: $LLMX_HOME/auth.json, .env
+  // $LLMX_HOME: its auth.json and .env read as empty inside, and the whole folder is read-only
+  // even under a writable root (config.toml must not be rewritten from inside the sandbox).
+  std::string llmx_home;
 };
 
 // What this machine can enforce; for `llmx sandbox --check` and session_configured.

@@ -208,7 +208,7 @@ struct Escape {
     r.sandbox_cwd = ws;
     r.env = build_child_env({}, parent, !policy.has_network());
     if (mode != SandboxMode::danger_full_access) r.sandbox = policy;
-    if (options.hidden_files.empty()) options.hidden_files = {home + "/auth.json", home + "/.env"};
+    if (options.llmx_home.empty()) options.llmx_home = home;
     r.sandbox_options = options;
     r.timeout_ms = 20000;
     return r;

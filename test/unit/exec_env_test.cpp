@@ -5,7 +5,10 @@
 
 #include <cstdlib>
 
+#include "protocol/secret_env.hpp"
+
 using namespace llmx::sandbox;
+using llmx::has_url_credentials;
 
 namespace {
 

@@ -205,7 +205,7 @@ TEST_CASE_FIXTURE(Escape, "escape: the same attacks fail for an unprivileged ser
       policy.mode = SandboxMode::workspace_write;
       policy.exclude_tmpdir_env_var = true;
       r.sandbox = policy;
-      r.sandbox_options.hidden_files = {home + "/auth.json"};
+      r.sandbox_options.llmx_home = home;
       auto w = std::make_shared<Waiter>();
       nloop.spawn(std::move(r), w);
       return w->wait();
@@ -228,4 +228,19 @@ TEST_CASE_FIXTURE(Escape, "escape: the same attacks fail for an unprivileged ser
   CHECK((fs::status(nout + "/file").permissions() & fs::perms::all) != fs::perms::all);
   CHECK(slurp(nws + "/.git/config") == "[core]\n");
   CHECK(slurp(nws + "/new") == "ok\n");
+}
+
+TEST_CASE_FIXTURE(Escape, "escape: an $LLMX_HOME inside a writable root stays read-only and hides its key") {
+  const std::string inner = ws + "/.llmx";
+  fs::create_directories(inner);
+  spit(inner + "/config.toml", "approval_policy = \"untrusted\"\n");
+  spit(inner + "/auth.json", "{\"OPENAI_API_KEY\":\"sk-inner\"}\n");
+  SandboxOptions o;
+  o.llmx_home = inner;
+  EXPECT_DENIED(ww("echo 'approval_policy = \"never\"' > .llmx/config.toml", o), kReadOnlyFs);
+  EXPECT_DENIED(ww("rm -f .llmx/auth.json", o), kReadOnlyFs);
+  ExecResult r = ww("cat .llmx/auth.json && echo ok > elsewhere && cat elsewhere", o);
+  CHECK(r.stdout_text == "ok\n");
+  CHECK(slurp(inner + "/config.toml") == "approval_policy = \"untrusted\"\n");
+  CHECK(slurp(inner + "/auth.json") == "{\"OPENAI_API_KEY\":\"sk-inner\"}\n");
 }

@@ -7,6 +7,7 @@
 #include "actors/engine.hpp"
 #include "actors/rollout_store.hpp"
 #include "protocol/json_codec.hpp"
+#include "termination.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx::cli {
@@ -30,6 +31,7 @@ int run_exec(const ExecOptions& options) {
   cfg.session_source = "exec";
   cfg.interactive_approvals = false;
   http::preload_curl_async();
+  TerminationSignals signals;  // before the actor system: its threads inherit the block
   caf::actor_system_config sys_cfg;
   configure_system(sys_cfg);
   caf::actor_system sys{sys_cfg};
@@ -37,7 +39,10 @@ int run_exec(const ExecOptions& options) {
   int code = 1;
   {
     caf::scoped_actor self{sys};
+    // A signal interrupts the turn like a client's interrupt: the turn is aborted and recorded.
+    signals.on_signal([me = caf::actor_cast<caf::actor>(self)](int) { caf::anon_send(me, interrupt_atom::value); });
     std::optional<conversation_actor> conv;
+    bool interrupted = false;
     std::string failure;
     auto on_started = [&](conversation_actor c, SessionConfiguredEvent sc) {
       conv = c;
@@ -88,13 +93,20 @@ int run_exec(const ExecOptions& options) {
               }
             }
           },
-          [&](const std::string&) {});  // the submission id reply
+          [&](const std::string&) {},  // the submission id reply
+          [&](interrupt_atom) {
+            if (interrupted) return;
+            interrupted = true;
+            self->send(*conv, submit_atom::value, Submission{"", InterruptOp{}});
+          });
       if (printed && !options.json) out("\n");
       code = failure.empty() ? 0 : 1;
     }
     if (!failure.empty()) fmt::print(stderr, "error: {}\n", failure);
     self->request(engine.manager, std::chrono::seconds(5), shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
+    signals.on_signal(nullptr);
   }
+  if (int sig = signals.received()) code = 128 + sig;
   http::finish_preload();
   return code;
 }

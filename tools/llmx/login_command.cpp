@@ -15,6 +15,7 @@
 #include "cli_util.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/config.hpp"
+#include "protocol/secret_env.hpp"
 #include "protocol/text.hpp"
 
 namespace llmx::cli {
@@ -61,7 +62,7 @@ int run_login_status(const std::string& home) {
     fmt::print("Logged in using an API key - {}\n", auth::mask_key(*st.api_key));
     usable = true;
   }
-  if (const char* env = std::getenv("LLMX_API_KEY"); env && !trim(env).empty()) {
+  if (const char* env = env_value("LLMX_API_KEY"); env && !trim(env).empty()) {
     fmt::print("Using LLMX_API_KEY from the environment - {}\n", auth::mask_key(trim(env)));
     usable = true;
   }

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "protocol/secret_env.hpp"
 #include "exec_command.hpp"
 #include "login_command.hpp"
 #include "mcp_command.hpp"
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception&) {
     // A bad LLMX_HOME is reported by the command that needs it, with its own message.
   }
+  // Keys and tokens leave the environment (and the bytes /proc/<pid>/environ shows) before any
+  // thread starts; the engine reads them from memory (protocol/secret_env.hpp).
+  llmx::seal_secret_env();
   CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
   app.require_subcommand(1);
   std::vector<std::string> config_overrides;

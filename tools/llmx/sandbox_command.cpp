@@ -86,7 +86,7 @@ int run_sandbox(const SandboxOptions& o) {
   req.env = sandbox::build_child_env(sandbox::ShellEnvironmentPolicy{}, sandbox::current_process_env(),
                                      !policy.has_network());
   if (policy.mode != SandboxMode::danger_full_access) req.sandbox = policy;
-  req.sandbox_options.hidden_files = sandbox::secret_files(home);
+  req.sandbox_options.llmx_home = home;
   // The person at the terminal asked for this very command: that is the approval the fallback
   // needs.
   if (fallback == "unsandboxed-with-approval")

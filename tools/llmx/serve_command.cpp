@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "actors/engine.hpp"
 #include "actors/mcp_session.hpp"
 #include "transport/curl_api.hpp"
+#include "termination.hpp"
 #include "transport/stdio.hpp"
 
 namespace llmx::cli {
@@ -30,6 +32,7 @@ int serve(const ServeOptions& options, bool app) {
     return 1;
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
+  TerminationSignals signals;     // before the actor system: its threads inherit the block
   caf::actor_system_config cfg;
   configure_system(cfg);
   caf::actor_system sys{cfg};
@@ -38,6 +41,21 @@ int serve(const ServeOptions& options, bool app) {
   auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides})
                      : spawn_mcp_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides});
   spawn_stdio_reader(sys, session);
+  {
+    // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the
+    // client: conversations shut down (turns aborted, commands killed), rollouts synced, output
+    // flushed.
+    caf::scoped_actor self{sys};
+    self->monitor(session);
+    signals.on_signal([session](int) { caf::anon_send(session, shutdown_atom::value); });
+    self->receive([](caf::down_msg&) {});
+  }
+  signals.on_signal(nullptr);
+  if (signals.received()) {
+    // Everything is written; the stdin reader may still block in read(), so do not wait for it.
+    std::fflush(nullptr);
+    ::_exit(0);
+  }
   sys.await_all_actors_done();
   http::finish_preload();
   return 0;
