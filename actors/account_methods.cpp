@@ -339,9 +339,10 @@ void exec_one_off_command(session_ptr self, const rpc::Incoming& in) {
   req.env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), !policy.has_network());
   if (policy.mode != SandboxMode::danger_full_access) {
     auto support = sandbox::probe();  // cached after the first call
-    if (support.complete()) {
-      req.sandbox = policy;
-    } else if (cfg->sandbox_fallback != "unsandboxed-with-approval") {
+    req.sandbox = policy;
+    if (!support.complete() && cfg->sandbox_fallback == "unsandboxed-with-approval") {
+      req.fallback_approved = true;
+    } else if (!support.complete()) {
       return reply_error(self, in.id, rpc::kInternalError,
                          fmt::format("exec failed: the {} sandbox cannot be enforced here ({}) and sandbox_fallback "
                                      "is `refuse`",

@@ -74,6 +74,8 @@ exec_sandbox_actor::behavior_type exec_impl(exec_ptr self, turn_executor_actor s
         spawn.timeout_ms = req.timeout_ms;
         spawn.sandbox_options.allow_git_writes = req.allow_git_writes;
         spawn.sandbox_options.llmx_home = std::move(req.llmx_home);
+        if (req.fallback_approved)
+          spawn.sandbox_options.fallback = sandbox::SandboxFallback::unsandboxed_with_approval;
         auto promise = self->make_response_promise<ExecDone>();
         auto handler = std::make_shared<Handler>(req.call_id, self->state.sink,
                                                  caf::actor_cast<exec_sandbox_actor>(self));

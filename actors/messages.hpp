@@ -223,10 +223,12 @@ struct ExecRequest {
   std::string sandbox_cwd;                 // the turn's cwd, which the policy's roots refer to
   bool allow_git_writes = false;
   std::string llmx_home;                   // its secrets are hidden from the command
+  bool fallback_approved = false;  // no namespaces here, and the client approved running anyway
   int64_t timeout_ms = 10000;
   LLMX_FIELDS(v("call_id", s.call_id); v("argv", s.argv); v("cwd", s.cwd); v("env", s.env);
               v("sandbox", s.sandbox); v("sandbox_cwd", s.sandbox_cwd);
               v("allow_git_writes", s.allow_git_writes); v("llmx_home", s.llmx_home);
+              v("fallback_approved", s.fallback_approved);
               v("timeout_ms", s.timeout_ms))
 };
 

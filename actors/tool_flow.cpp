@@ -133,7 +133,10 @@ ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
   req.cwd = workdir_;
   req.env = ctx_.base_env;
   if (!ctx_.sandbox.has_network()) req.env["LLMX_SANDBOX_NETWORK_DISABLED"] = "1";
-  if (sandboxed && !unsandboxed_fallback_) req.sandbox = ctx_.sandbox;
+  // After an approved fallback the command still gets every layer this machine has (Landlock,
+  // seccomp, capabilities, a cgroup); it is only not counted as sandboxed.
+  if (sandboxed) req.sandbox = ctx_.sandbox;
+  req.fallback_approved = unsandboxed_fallback_;
   req.allow_git_writes = ctx_.allow_git_writes;
   req.llmx_home = ctx_.llmx_home;
   req.sandbox_cwd = ctx_.cwd;

@@ -114,6 +114,7 @@ struct Proc {
   std::chrono::milliseconds group_backoff{1};
   bool sandboxed = false, timed_out = false, killed = false, exited = false;
   int exit_status = 0, term_signal = 0;
+  std::unique_ptr<cgroup::Group> group;  // the command's cgroup (sandbox without namespaces)
   std::string program;     // argv[0], for a spawn error reported by the sandbox's init
   int exec_errno = 0;      // the init could not execute the command
 };
@@ -235,6 +236,7 @@ struct ProcessLoop::Impl {
     if (error.empty() && s.prepared->start(proc->child, &error)) {
       proc->sandboxed = s.prepared->sandboxed();
       proc->program = s.request.argv[0];
+      proc->group = s.prepared->take_cgroup();
       add(proc->child.pidfd.get(), key(s.id, kPid));
       add(proc->child.out.get(), key(s.id, kOut));
       add(proc->child.err.get(), key(s.id, kErr));
@@ -267,6 +269,7 @@ struct ProcessLoop::Impl {
     if (it == procs.end() || it->second->exited || it->second->killed) return;
     it->second->killed = true;
     ::kill(-it->second->child.pid, SIGKILL);
+    if (it->second->group) it->second->group->kill();
   }
 
   // Reads what is available now, up to `budget` bytes; closes the stream on EOF.
@@ -307,6 +310,7 @@ struct ProcessLoop::Impl {
                   WEXITED | WNOHANG | WNOWAIT | __WALL, nullptr) == 0) {
       if (info.si_pid == 0) return;   // not exited yet
       ::kill(-p.child.pid, SIGKILL);  // leftovers must not outlive the command
+      if (p.group) p.group->kill();
       ::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info, WEXITED | WNOHANG | __WALL,
                 nullptr);
       if (info.si_code == CLD_EXITED)
@@ -317,6 +321,7 @@ struct ProcessLoop::Impl {
       // Reaped behind our back: the server ignores SIGCHLD (auto-reap) or some other code called
       // waitpid(-1). The pidfd still knows the status on Linux >= 6.15.
       ::kill(-p.child.pid, SIGKILL);
+      if (p.group) p.group->kill();
       int status = 0;
       if (!exit_status_from_pidfd(p.child.pidfd.get(), &status))
         p.exit_status = -1;
@@ -341,8 +346,10 @@ struct ProcessLoop::Impl {
     int st;
     while (::waitpid(-pgid, &st, WNOHANG | __WALL) > 0) {
     }
+    if (p.group) p.group->kill();  // members that forked since the last kill
     const bool gone =
-        (::kill(-pgid, SIGKILL) != 0 && errno == ESRCH) || !group_has_live_members(pgid);
+        ((::kill(-pgid, SIGKILL) != 0 && errno == ESRCH) || !group_has_live_members(pgid)) &&
+        !(p.group && p.group->populated());
     if (!gone && now < p.give_up) {
       p.next_group_check = now + p.group_backoff;
       p.group_backoff = std::min(p.group_backoff * 2, std::chrono::milliseconds(64));
@@ -366,6 +373,7 @@ struct ProcessLoop::Impl {
       } else if (!p.timed_out) {
         p.timed_out = true;
         ::kill(-p.child.pid, SIGKILL);
+        if (p.group) p.group->kill();
       }
     }
   }

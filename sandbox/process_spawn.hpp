@@ -39,6 +39,7 @@ class PreparedSpawn {
   // is reported here through memory shared with the vfork'ed child.
   bool start(ChildProcess& out, std::string* error);
   bool sandboxed() const { return sandbox_.active() && sandbox_.enforced(); }
+  std::unique_ptr<cgroup::Group> take_cgroup() { return sandbox_.take_cgroup(); }
 
  private:
   std::string argv0_, path_, cwd_;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -51,6 +52,7 @@ Support compute_support() {
   std::string seccomp_error, init_error;
   s.seccomp = seccomp::available() && seccomp::network_filter(&seccomp_error) != nullptr;
   s.init = init_image_fd(&init_error) >= 0;
+  s.cgroup = cgroup::detect();
 
   s.summary = "namespaces: ";
   if (s.namespaces.mode == ns::Mode::none) {
@@ -77,6 +79,10 @@ Support compute_support() {
   s.summary += s.seccomp
                    ? "available (network filter)"
                    : "unavailable" + (seccomp_error.empty() ? "" : " (" + seccomp_error + ")");
+  s.summary += "\ncgroup: ";
+  s.summary += !s.cgroup.parent.empty()
+                   ? "one per command below " + s.cgroup.parent + " (used without namespaces)"
+                   : "unavailable (" + s.cgroup.detail + "): without namespaces only the process group is killed";
   return s;
 }
 
@@ -229,6 +235,12 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
       const bool protect = !options.allow_git_writes && exists(root + "/.git");
       spec.writable_roots.push_back({root, protect});
     }
+    // Nothing else holds the command's descendants together: a cgroup of its own does.
+    if (!support.cgroup.parent.empty()) {
+      static std::atomic<uint64_t> next{1};
+      auto group = std::make_unique<cgroup::Group>();
+      if (group->create(support.cgroup.parent, next++, nullptr)) cgroup_ = std::move(group);
+    }
   }
   if (support.landlock_abi > 0) {
     std::string why;
@@ -245,6 +257,10 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
 }
 
 int PreparedSandbox::enter_namespaces(const char** step) const noexcept {
+  if (cgroup_) {
+    *step = "join the command's cgroup";
+    if (int e = cgroup::join(cgroup_->procs_path())) return e;
+  }
   if (mode_ == ns::Mode::none) return 0;
   if (mode_ == ns::Mode::user)
     if (int e = ns::enter_user_namespace(uid_map_, gid_map_, step)) return e;

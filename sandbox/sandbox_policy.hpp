@@ -8,10 +8,12 @@
 
 #include <linux/filter.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "protocol/policy.hpp"
+#include "sandbox/cgroup.hpp"
 #include "sandbox/namespaces.hpp"
 #include "sandbox/process_fd.hpp"
 
@@ -42,6 +44,7 @@ struct Support {
   int landlock_abi = 0;  // 0 = unavailable
   bool seccomp = false;
   bool init = false;  // llmx-sandbox-init can run as PID 1 (else the command itself is PID 1)
+  cgroup::Support cgroup;  // holds a command's processes where namespaces are unavailable
   std::string summary;  // one line per layer
   // The namespace layer is what makes a sandbox whole; without it the fallback applies.
   bool complete() const { return namespaces.mode != ns::Mode::none; }
@@ -70,6 +73,9 @@ class PreparedSandbox {
   int clone_flags() const { return clone_flags_; }  // namespaces the child is created in
   bool new_pid_namespace() const;
   bool use_init() const { return use_init_; }
+  // The command's own cgroup (only without namespaces); the process loop keeps it until the
+  // command and everything it started are gone.
+  std::unique_ptr<cgroup::Group> take_cgroup() { return std::move(cgroup_); }
 
   // Child side, async-signal-safe. Step 1 (before chdir): user namespace maps and mounts.
   // Step 2 (after chdir): capabilities, no_new_privs, Landlock, seccomp. Each returns 0 or an
@@ -90,6 +96,7 @@ class PreparedSandbox {
   std::string uid_map_, gid_map_;
   UniqueFd ruleset_;
   const sock_fprog* seccomp_ = nullptr;
+  std::unique_ptr<cgroup::Group> cgroup_;
 };
 
 }  // namespace llmx::sandbox

@@ -244,3 +244,47 @@ TEST_CASE_FIXTURE(Escape, "escape: an $LLMX_HOME inside a writable root stays re
   CHECK(slurp(inner + "/config.toml") == "approval_policy = \"untrusted\"\n");
   CHECK(slurp(inner + "/auth.json") == "{\"OPENAI_API_KEY\":\"sk-inner\"}\n");
 }
+
+TEST_CASE_FIXTURE(Escape, "escape: without namespaces a cgroup of its own still ends every descendant") {
+  if (probe().cgroup.parent.empty()) {
+    MESSAGE("no writable cgroup2 hierarchy here: " << probe().cgroup.detail);
+    return;
+  }
+  SandboxOptions o;
+  o.isolation = Isolation::landlock_only;
+  for (bool kill : {false, true}) {
+    CAPTURE(kill);
+    const std::string daemon = unique_sleep_token(), top = unique_sleep_token();
+    auto w = std::make_shared<Waiter>();
+    uint64_t id = loop.spawn(request(SandboxMode::workspace_write,
+                                     "setsid sleep " + daemon + " & sleep 0.1; echo started; " +
+                                         (kill ? "exec sleep " + top : std::string("sleep 0.4")),
+                                     o),
+                             w);
+    REQUIRE(w->wait_output("started"));
+    CHECK(processes_with(daemon) == 1);  // it escaped the process group: only the cgroup holds it
+    if (kill) loop.kill(id);
+    ExecResult r = w->wait();
+    CHECK(r.sandboxed);
+    CHECK(all_gone(daemon));
+    CHECK(all_gone(top));
+  }
+}
+
+TEST_CASE("sandbox: an approved fallback still applies every layer it has, without counting as sandboxed") {
+  ProcessLoop loop;
+  SandboxPolicy policy;  // read-only
+  SpawnRequest r;
+  r.argv = {"/bin/sh", "-c", "echo x > /tmp/llmx-fallback-probe-$$; grep CapEff /proc/self/status"};
+  r.cwd = "/";
+  r.env = {{"PATH", "/usr/bin:/bin"}};
+  r.sandbox = policy;
+  r.sandbox_options.isolation = Isolation::landlock_only;
+  r.sandbox_options.fallback = SandboxFallback::unsandboxed_with_approval;
+  auto w = std::make_shared<Waiter>();
+  loop.spawn(std::move(r), w);
+  ExecResult res = w->wait();
+  CHECK(res.spawn_error == "");
+  CHECK(has(res.stderr_text, "Permission denied"));  // Landlock
+  CHECK(res.stdout_text == "CapEff:\t0000000000000000\n");
+}
