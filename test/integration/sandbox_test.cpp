@@ -22,17 +22,6 @@ namespace {
 
 constexpr const char* kKey = "sk-llmx-sandbox-test-key-4711";
 
-struct ProcessSweeper {
-  std::vector<std::string> argv;
-  ~ProcessSweeper() { kill_processes_with_argv(argv); }
-};
-
-// `sleep <seconds>.<pid><n>`: unique to this run, so process scans find only its children.
-std::vector<std::string> unique_sleep(int seconds) {
-  static int n = 0;
-  return {"sleep", std::to_string(seconds) + "." + std::to_string(::getpid()) + std::to_string(++n)};
-}
-
 std::string hostname() {
   utsname u{};
   ::uname(&u);
@@ -42,15 +31,6 @@ std::string hostname() {
 // tools/call arguments: workspace-write in `cwd`, never asking.
 std::string sandboxed(const TempDir& cwd) {
   return R"("sandbox":"workspace-write","approval-policy":"never","cwd":)" + json_quote(cwd.path());
-}
-
-bool wait_running(const std::vector<std::string>& argv, size_t count, Duration limit = 5s) {
-  const auto deadline = Clock::now() + limit;
-  while (processes_with_argv(argv).size() < count) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
 }
 
 }  // namespace
@@ -104,8 +84,8 @@ TEST_CASE("sandbox/server: SIGTERM mid-command kills the command and its daemons
   auto id = f.mcp.call_llmx("@mock:shell timeout_ms=120000 cmd=setsid " + daemon[0] + " " + daemon[1] +
                                 " & " + top[0] + " " + top[1],
                             sandboxed(ws));
-  REQUIRE(wait_running(daemon, 1));
-  REQUIRE(wait_running(top, 1));
+  REQUIRE(wait_until_running(daemon, 1));
+  REQUIRE(wait_until_running(top, 1));
   f.mcp.process().kill(SIGTERM);
   auto status = f.mcp.process().wait(10s);
   CHECK(status.exited);
@@ -132,9 +112,9 @@ TEST_CASE("sandbox/server: kill -9 mid-command leaves no command, child or daemo
   f.mcp.call_llmx("@mock:shell timeout_ms=120000 cmd=setsid " + daemon[0] + " " + daemon[1] + " & (" + child[0] +
                       " " + child[1] + " &) ; " + top[0] + " " + top[1],
                   sandboxed(ws));
-  REQUIRE(wait_running(daemon, 1));
-  REQUIRE(wait_running(child, 1));
-  REQUIRE(wait_running(top, 1));
+  REQUIRE(wait_until_running(daemon, 1));
+  REQUIRE(wait_until_running(child, 1));
+  REQUIRE(wait_until_running(top, 1));
   f.mcp.process().kill(SIGKILL);
   f.mcp.process().wait(5s);
   CHECK(wait_until_no_process(daemon, 2s));
@@ -153,8 +133,8 @@ TEST_CASE("sandbox/cli: llmx sandbox killed mid-command takes the whole command 
                              "setsid " + daemon[0] + " " + daemon[1] + " & exec " + top[0] + " " + top[1]},
                     .env = {{"LLMX_HOME", home.path()}, {"HOME", home.path()}},
                     .cwd = ws.path()});
-    REQUIRE(wait_running(daemon, 1));
-    REQUIRE(wait_running(top, 1));
+    REQUIRE(wait_until_running(daemon, 1));
+    REQUIRE(wait_until_running(top, 1));
     p.kill(sig);
     p.wait(5s);
     CHECK(wait_until_no_process(daemon, 2s));
@@ -182,7 +162,7 @@ TEST_CASE("sandbox/exec: SIGINT mid-command aborts the turn, kills the command a
                            "@mock:shell timeout_ms=120000 cmd=" + top[0] + " " + top[1]},
                   .env = env,
                   .cwd = ws.path()});
-  REQUIRE(wait_running(top, 1));
+  REQUIRE(wait_until_running(top, 1));
   p.kill(SIGINT);
   const std::string out = p.read_all_stdout();
   auto status = p.wait(10s);

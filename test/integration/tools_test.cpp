@@ -38,19 +38,6 @@ std::string only_tool_output(MockLlm& mock) {
   return outputs[0];
 }
 
-// Kills leftovers with this exact command line when the test ends, whatever happened: a run that
-// failed (or a server that crashed) must not leave them for the next run to trip over.
-struct ProcessSweeper {
-  std::vector<std::string> argv;
-  ~ProcessSweeper() { kill_processes_with_argv(argv); }
-};
-
-// `sleep <seconds>.<pid>`: a command line no other test process runs (the schema test runs this
-// suite again while ctest runs it too), so process scans only find this run's children.
-std::vector<std::string> unique_sleep(int seconds) {
-  return {"sleep", std::to_string(seconds) + "." + std::to_string(100000 + ::getpid() % 100000)};
-}
-
 // tools/call arguments: no sandbox, no approvals, in `cwd`.
 std::string unrestricted(const TempDir& cwd) {
   return R"("sandbox":"danger-full-access","approval-policy":"never","cwd":)" + json_quote(cwd.path());

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -579,6 +580,20 @@ bool wait_until_no_process(const std::vector<std::string>& argv, Duration timeou
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+bool wait_until_running(const std::vector<std::string>& argv, size_t count, Duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (processes_with_argv(argv).size() < count) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::vector<std::string> unique_sleep(int seconds) {
+  static std::atomic<int> n{0};
+  return {"sleep", std::to_string(seconds) + "." + std::to_string(::getpid()) + std::to_string(++n)};
 }
 
 long peak_rss_kib(pid_t pid) {

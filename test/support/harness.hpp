@@ -272,6 +272,19 @@ std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv);
 void kill_processes_with_argv(const std::vector<std::string>& argv);
 // Waits until no process has this exact command line; false when some remain after `timeout`.
 bool wait_until_no_process(const std::vector<std::string>& argv, Duration timeout = kDefaultTimeout);
+// Until at least `count` processes run exactly `argv` (false when `timeout` passes first).
+bool wait_until_running(const std::vector<std::string>& argv, size_t count, Duration timeout = kDefaultTimeout);
+
+// `sleep <seconds>.<pid><n>`: a command line no other test process runs (the schema test runs
+// the suite again while ctest runs it too), so process scans only find this run's children.
+std::vector<std::string> unique_sleep(int seconds);
+
+// Kills leftovers with this exact command line when the test ends, whatever happened: a run that
+// failed (or a server that crashed) must not leave them for the next run to trip over.
+struct ProcessSweeper {
+  std::vector<std::string> argv;
+  ~ProcessSweeper() { kill_processes_with_argv(argv); }
+};
 // VmHWM (peak resident set) of a live process in KiB, from /proc/<pid>/status; -1 if unknown.
 long peak_rss_kib(pid_t pid);
 
