@@ -39,6 +39,14 @@ int as_nobody(Body body) {
   return WEXITSTATUS(status);
 }
 
+// Shell code that waits (at most 5 s) until each `sleep <token>` runs, as the command sees it.
+std::string await_sleeps(std::initializer_list<std::string> tokens) {
+  std::string s;
+  for (const auto& t : tokens)
+    s += "for i in $(seq 500); do pgrep -f '^sleep " + t + "$' >/dev/null && break; sleep 0.01; done; ";
+  return s;
+}
+
 }  // namespace
 
 // ----------------------------------------------------------------------------------------- secrets
@@ -123,8 +131,8 @@ TEST_CASE_FIXTURE(Escape, "escape: no process outlives its command, in either mo
                       nohup = unique_sleep_token();
     auto w = std::make_shared<Waiter>();
     loop.spawn(request(mode, "setsid sleep " + daemon + " & (sleep " + child +
-                                 " &) ; nohup sleep " + nohup +
-                                 " >/dev/null 2>&1 & sleep 0.1; echo started; sleep 0.3"),
+                                 " &) ; nohup sleep " + nohup + " >/dev/null 2>&1 & " +
+                                 await_sleeps({daemon, child, nohup}) + "echo started; sleep 1"),
                w);
     REQUIRE(w->wait_output("started"));
     CHECK(processes_with(daemon) == 1);  // really running, seen from outside
@@ -144,7 +152,8 @@ TEST_CASE_FIXTURE(Escape, "escape: a kill or a timeout ends the command and ever
     const std::string daemon = unique_sleep_token(), top = unique_sleep_token();
     auto w = std::make_shared<Waiter>();
     SpawnRequest req = request(SandboxMode::workspace_write,
-                               "setsid sleep " + daemon + " & echo started; exec sleep " + top);
+                               "setsid sleep " + daemon + " & " + await_sleeps({daemon}) +
+                                   "echo started; exec sleep " + top);
     if (timeout) req.timeout_ms = 500;
     uint64_t id = loop.spawn(std::move(req), w);
     REQUIRE(w->wait_output("started"));
@@ -257,7 +266,8 @@ TEST_CASE_FIXTURE(Escape, "escape: without namespaces a cgroup of its own still 
     const std::string daemon = unique_sleep_token(), top = unique_sleep_token();
     auto w = std::make_shared<Waiter>();
     uint64_t id = loop.spawn(request(SandboxMode::workspace_write,
-                                     "setsid sleep " + daemon + " & sleep 0.1; echo started; " +
+                                     "setsid sleep " + daemon + " & " + await_sleeps({daemon}) +
+                                         "echo started; " +
                                          (kill ? "exec sleep " + top : std::string("sleep 0.4")),
                                      o),
                              w);
