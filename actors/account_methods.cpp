@@ -338,17 +338,16 @@ void exec_one_off_command(session_ptr self, const rpc::Incoming& in) {
   sandbox::ShellEnvironmentPolicy env_policy{ep.inherit, ep.ignore_default_excludes, ep.exclude, ep.set, ep.include_only};
   req.env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), !policy.has_network());
   if (policy.mode != SandboxMode::danger_full_access) {
-    auto support = sandbox::probe();  // cached after the first call
+    const auto& support = sandbox::probe();  // cached after the first call
     req.sandbox = policy;
-    if (!support.complete() && cfg->sandbox_fallback == "unsandboxed-with-approval") {
-      req.fallback_approved = true;
-    } else if (!support.complete()) {
-      return reply_error(self, in.id, rpc::kInternalError,
-                         fmt::format("exec failed: the {} sandbox cannot be enforced here ({}) and sandbox_fallback "
-                                     "is `refuse`",
-                                     enum_name(policy.mode), support.summary));
+    if (!support.complete()) {
+      if (cfg->sandbox_fallback != "unsandboxed-with-approval")
+        return reply_error(self, in.id, rpc::kInternalError,
+                           fmt::format("exec failed: the {} sandbox cannot be enforced here ({}) and "
+                                       "sandbox_fallback is `refuse`",
+                                       enum_name(policy.mode), support.summary));
+      req.fallback_approved = true;  // the client's own request is the approval
     }
-    // With `unsandboxed-with-approval` the client's own request is the approval.
   }
   req.sandbox_cwd = req.cwd;
   req.allow_git_writes = cfg->allow_git_writes;

@@ -35,7 +35,7 @@ SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg
   sc.reasoning_effort = cfg.reasoning_effort;
   sc.rollout_path = path;
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
-    auto support = sandbox::probe();  // cached after the first conversation
+    const auto& support = sandbox::probe();  // cached after the first conversation
     if (!support.complete())
       sc.sandbox_warning = fmt::format("the {} sandbox cannot be fully enforced here ({}); sandbox_fallback = {}",
                                        enum_name(cfg.sandbox_policy.mode), support.summary, cfg.sandbox_fallback);

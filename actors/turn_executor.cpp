@@ -319,7 +319,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         st.tools.llmx_home = cfg.llmx_home;
         st.tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";
         if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
-          auto support = sandbox::probe();  // cached after the first call
+          const auto& support = sandbox::probe();  // cached after the first call
           st.tools.sandbox_available = support.complete();
           st.tools.sandbox_summary = support.summary;
         }

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "protocol/text.hpp"
+
 extern char** environ;
 
 namespace llmx {
@@ -14,31 +16,6 @@ std::map<std::string, std::string>& store() {
   static std::map<std::string, std::string> s;
   return s;
 }
-
-bool contains_icase(std::string_view text, std::string_view upper_needle) {
-  if (upper_needle.size() > text.size()) return false;
-  for (size_t i = 0; i + upper_needle.size() <= text.size(); ++i) {
-    size_t j = 0;
-    while (j < upper_needle.size() && std::toupper((unsigned char)text[i + j]) == upper_needle[j]) ++j;
-    if (j == upper_needle.size()) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-bool has_url_credentials(std::string_view value) {
-  for (size_t at = value.find("://"); at != std::string_view::npos; at = value.find("://", at + 3)) {
-    std::string_view rest = value.substr(at + 3);
-    std::string_view authority = rest.substr(0, rest.find_first_of("/?# \t"));
-    const size_t end = authority.rfind('@');
-    if (end != std::string_view::npos && authority.substr(0, end).find(':') != std::string_view::npos)
-      return true;
-  }
-  return false;
-}
-
-namespace {
 
 // The range of this process's initial environment block ([env_start, env_end) of
 // /proc/self/stat, fields 50 and 51): what /proc/<pid>/environ shows.
@@ -69,9 +46,21 @@ bool initial_env_block(uintptr_t* begin, uintptr_t* end) {
 
 }  // namespace
 
+bool has_url_credentials(std::string_view value) {
+  for (size_t at = value.find("://"); at != std::string_view::npos; at = value.find("://", at + 3)) {
+    std::string_view rest = value.substr(at + 3);
+    std::string_view authority = rest.substr(0, rest.find_first_of("/?# \t"));
+    const size_t end = authority.rfind('@');
+    if (end != std::string_view::npos && authority.substr(0, end).find(':') != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
 bool is_secret_variable(std::string_view name, std::string_view value) {
-  for (std::string_view word : {"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL"})
-    if (contains_icase(name, word)) return true;
+  const std::string lower = text::lower(name);
+  for (std::string_view word : {"key", "secret", "token", "password", "passwd", "passphrase", "credential"})
+    if (lower.find(word) != std::string::npos) return true;
   return has_url_credentials(value);
 }
 

@@ -53,7 +53,7 @@ Support compute() {
   const std::string dir = mount + (path == "/" ? "" : path);
   Group probe;
   std::string error;
-  if (!probe.create(dir, 0, &error)) {
+  if (!probe.create(dir, &error)) {
     s.detail = error;
     return s;
   }
@@ -75,10 +75,9 @@ Group::~Group() {
   for (int i = 0; i < 200 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(1000);
 }
 
-bool Group::create(const std::string& parent, uint64_t id, std::string* error) {
+bool Group::create(const std::string& parent, std::string* error) {
   static std::atomic<uint64_t> seq{0};
-  std::string dir = parent + "/llmx-" + std::to_string(::getpid()) + "-" + std::to_string(id) + "-" +
-                    std::to_string(seq++);
+  std::string dir = parent + "/llmx-" + std::to_string(::getpid()) + "-" + std::to_string(seq++);
   if (::mkdir(dir.c_str(), 0755) != 0) {
     if (error) *error = "cannot create a cgroup in " + parent + ": " + std::strerror(errno);
     return false;

@@ -23,9 +23,8 @@ class Group {
   Group& operator=(const Group&) = delete;
   ~Group();  // kills what is left and removes the directory
 
-  // mkdir <parent>/llmx-<pid>-<id>. False with *error when it cannot.
-  bool create(const std::string& parent, uint64_t id, std::string* error);
-  bool valid() const { return !dir_.empty(); }
+  // mkdir <parent>/llmx-<pid>-<n>. False with *error when it cannot.
+  bool create(const std::string& parent, std::string* error);
   // What a child writes "0" to, to move itself in (before exec).
   const char* procs_path() const { return procs_.c_str(); }
   void kill();                // every member, at once (cgroup.kill, else SIGKILL one by one)

@@ -30,10 +30,6 @@ int set_attr(const char* path, unsigned int flags, uint64_t set, uint64_t clear)
   return ::mount_setattr(AT_FDCWD, path, flags, &attr, sizeof attr) == 0 ? 0 : errno;
 }
 
-std::string id_map(unsigned id) {
-  return std::to_string(id) + " " + std::to_string(id) + " 1\n";
-}
-
 // Probe child: enter the namespaces of `mode`, then, as PID 1 of the new PID namespace, make the
 // mounts private and mount a fresh /proc. Exit 0: all worked; 1: all but /proc; 10 + errno: no.
 int probe_mode(Mode mode) {
@@ -68,6 +64,10 @@ int probe_mode(Mode mode) {
 }
 
 }  // namespace
+
+std::string id_map(unsigned id) {
+  return std::to_string(id) + " " + std::to_string(id) + " 1\n";
+}
 
 std::string_view to_string(Mode m) {
   switch (m) {

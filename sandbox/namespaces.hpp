@@ -34,6 +34,9 @@ struct MountPlan {
   std::vector<std::string> hidden;      // secret files: /dev/null is bound over them
 };
 
+// A one-line id map of `id` onto itself ("id id 1\n"), for uid_map and gid_map.
+std::string id_map(unsigned id);
+
 // clone() flags that create the namespaces of `mode`.
 int clone_flags(Mode mode, bool isolate_network);
 

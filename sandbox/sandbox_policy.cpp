@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -39,10 +38,6 @@ bool exists(const std::string& p) {
 std::string canonical(const std::string& p) {
   char buf[PATH_MAX];
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-std::string id_map(unsigned id) {
-  return std::to_string(id) + " " + std::to_string(id) + " 1\n";
 }
 
 Support compute_support() {
@@ -116,7 +111,7 @@ std::string_view to_string(Isolation i) {
   return "?";
 }
 
-Support probe() {
+const Support& probe() {
   // Per effective uid: what a process may create changes when it drops privileges after a probe.
   static std::mutex mu;
   static std::map<uid_t, Support> cache;
@@ -153,7 +148,7 @@ bool PreparedSandbox::new_pid_namespace() const {
 bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cwd,
                               const SandboxOptions& options, std::string* error) {
   if (policy.mode == SandboxMode::danger_full_access) return true;  // nothing to restrict
-  const Support support = probe();
+  const Support& support = probe();
   const bool restrict_network = !policy.has_network();
 
   switch (options.isolation) {
@@ -222,8 +217,8 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
     }
     scratch_.assign(mounts_.writable.size(), -1);
     if (mode_ == ns::Mode::user) {
-      uid_map_ = id_map(::geteuid());
-      gid_map_ = id_map(::getegid());
+      uid_map_ = ns::id_map(::geteuid());
+      gid_map_ = ns::id_map(::getegid());
     }
     clone_flags_ = ns::clone_flags(mode_, restrict_network);
     fresh_proc_ = support.namespaces.fresh_proc || options.isolation == Isolation::user_namespace;
@@ -237,9 +232,8 @@ bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cw
     }
     // Nothing else holds the command's descendants together: a cgroup of its own does.
     if (!support.cgroup.parent.empty()) {
-      static std::atomic<uint64_t> next{1};
       auto group = std::make_unique<cgroup::Group>();
-      if (group->create(support.cgroup.parent, next++, nullptr)) cgroup_ = std::move(group);
+      if (group->create(support.cgroup.parent, nullptr)) cgroup_ = std::move(group);
     }
   }
   if (support.landlock_abi > 0) {

@@ -49,7 +49,8 @@ struct Support {
   // The namespace layer is what makes a sandbox whole; without it the fallback applies.
   bool complete() const { return namespaces.mode != ns::Mode::none; }
 };
-Support probe();  // cached; the first call forks short-lived children to test namespaces
+// Cached per effective uid; the first call forks short-lived children to test namespaces.
+const Support& probe();
 
 // The files of $LLMX_HOME a command must not read: the stored API key and the .env file.
 std::vector<std::string> secret_files(const std::string& llmx_home);

@@ -34,6 +34,12 @@ void report(int fd, char kind, int value) {
 // the command, because PID 1 ignores every signal it has no handler for.
 constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
+// Our exit ends the namespace: the kernel SIGKILLs every remaining process in it.
+[[noreturn]] void finish(int report_fd, int status) {
+  report(report_fd, 'S', status);
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 [[noreturn]] void exec_command(int report_fd, char* path, char** argv, const sigset_t& original) {
   sigprocmask(SIG_SETMASK, &original, nullptr);
   execve(path, argv, environ);
@@ -78,29 +84,15 @@ int main(int argc, char** argv) {
   if (command == 0) exec_command(report_fd, argv[2], argv + 3, original);
 
   for (;;) {
-    // Reap everything that has ended: the command, and orphans re-parented to us.
-    for (;;) {
-      int status = 0;
-      pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
-      if (pid == command) {
-        report(report_fd, 'S', status);
-        // Our exit ends the namespace: the kernel SIGKILLs every remaining process in it.
-        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-      }
-      if (pid <= 0) break;
+    // Reap everything that has ended: the command, and orphans re-parented to us. Without a
+    // signalfd the wait blocks and nothing is forwarded.
+    int status = 0;
+    for (pid_t pid; (pid = waitpid(-1, &status, sfd < 0 ? __WALL : WNOHANG | __WALL)) > 0;) {
+      if (pid == command) finish(report_fd, status);
+      if (sfd < 0) break;
     }
     signalfd_siginfo info;
-    if (sfd < 0) {  // no signalfd: plain blocking wait, no forwarding
-      int status = 0;
-      pid_t pid = waitpid(-1, &status, __WALL);
-      if (pid == command) {
-        report(report_fd, 'S', status);
-        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-      }
-      continue;
-    }
-    ssize_t n = read(sfd, &info, sizeof info);
-    if (n != sizeof info) continue;
-    if (int(info.ssi_signo) != SIGCHLD) kill(command, int(info.ssi_signo));
+    if (sfd >= 0 && read(sfd, &info, sizeof info) == sizeof info && int(info.ssi_signo) != SIGCHLD)
+      kill(command, int(info.ssi_signo));
   }
 }

@@ -40,7 +40,7 @@ class Passthrough : public sandbox::ProcessHandler {
 }  // namespace
 
 int run_sandbox(const SandboxOptions& o) {
-  auto support = sandbox::probe();
+  const auto& support = sandbox::probe();
   // sandbox_fallback and $LLMX_HOME come from the configuration; a broken config.toml must not
   // stop a check, so its defaults stand in.
   std::string fallback = "refuse", home;

@@ -18,7 +18,7 @@ struct TerminationSignals::Impl {
   std::thread watcher;
 };
 
-TerminationSignals::TerminationSignals() : impl_(new Impl) {
+TerminationSignals::TerminationSignals() : impl_(std::make_unique<Impl>()) {
   sigemptyset(&impl_->set);
   for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&impl_->set, s);
   pthread_sigmask(SIG_BLOCK, &impl_->set, nullptr);
@@ -29,7 +29,7 @@ TerminationSignals::TerminationSignals() : impl_(new Impl) {
   sigaddset(&wake, SIGUSR2);
   sigaddset(&impl_->set, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &wake, &old);
-  impl_->watcher = std::thread([impl = impl_] {
+  impl_->watcher = std::thread([impl = impl_.get()] {
     for (;;) {
       int sig = 0;
       if (sigwait(&impl->set, &sig) != 0) continue;
@@ -51,7 +51,6 @@ TerminationSignals::~TerminationSignals() {
   }
   pthread_kill(impl_->watcher.native_handle(), SIGUSR2);
   impl_->watcher.join();
-  delete impl_;
 }
 
 void TerminationSignals::on_signal(std::function<void(int)> callback) {
