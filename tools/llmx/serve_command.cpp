@@ -15,7 +15,7 @@
 #include "actors/mcp_session.hpp"
 #include "transport/curl_api.hpp"
 #include "termination.hpp"
-#include "transport/stdio.hpp"
+#include "actors/stdio_transport.hpp"
 
 namespace llmx::cli {
 

@@ -1,4 +1,4 @@
-// The stdio transport: a detached reader that splits stdin into bounded lines for a session,
+// The stdio transport actors: a detached reader that splits stdin into bounded lines for a session,
 // and the single writer of stdout, which batches lines and writes once per mailbox drain.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "transport/stdio.hpp"
+#include "actors/stdio_transport.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
