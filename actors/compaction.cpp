@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "protocol/model_catalog.hpp"
-#include "protocol/prompt_assets.hpp"
-#include "protocol/rollout.hpp"
-#include "protocol/text.hpp"
+#include "protocol/model/model_catalog.hpp"
+#include "protocol/model/prompt_assets.hpp"
+#include "protocol/store/rollout.hpp"
+#include "protocol/base/text.hpp"
 
 namespace llmx::compaction {
 

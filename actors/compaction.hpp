@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/config.hpp"
-#include "protocol/items.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/core/items.hpp"
 
 namespace llmx::compaction {
 

@@ -6,10 +6,10 @@
 
 #include "actors/approval_broker.hpp"
 #include "actors/turn_executor.hpp"
-#include "protocol/environment_context.hpp"
-#include "protocol/ids.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/rollout.hpp"
+#include "protocol/model/environment_context.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/store/rollout.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
 namespace llmx {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "actors/conversation.hpp"
-#include "protocol/environment_context.hpp"
-#include "protocol/ids.hpp"
-#include "protocol/rollout.hpp"
+#include "protocol/model/environment_context.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/store/rollout.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
 namespace llmx {

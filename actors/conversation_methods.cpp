@@ -4,72 +4,59 @@
 // (`llmx/event/<type>`, execCommandApproval / applyPatchApproval, parked interrupts).
 #include "actors/rollout_store.hpp"
 #include "actors/session_state.hpp"
-#include "protocol/conversation_api.hpp"
-#include "protocol/ids.hpp"
-#include "protocol/log.hpp"
+#include "protocol/rpc/conversation_api.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/base/log.hpp"
 
 namespace llmx::session_detail {
 
 namespace {
 
-void new_conversation(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::NewConversationParams>(self, in);
-  if (!p) return;
+void new_conversation(session_ptr self, api::NewConversationParams p, Reply<api::NewConversationResult> reply) {
   Config cfg;
   try {
-    cfg = load_config(p->to_overrides(self->state.options.base_overrides));
+    cfg = resolve_config(self, p.to_overrides());
   } catch (const std::exception& err) {
-    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what()));
+    return reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
   }
   cfg.session_source = self->state.flavor == SessionState::Flavor::app ? "vscode" : "mcp";
-  auto id = in.id;
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             self->state.conversations[sc.session_id] = conv;
-            api::NewConversationResult r{sc.session_id, sc.model, sc.reasoning_effort, sc.rollout_path};
-            reply(self, id, json::to_json(r));
+            reply(api::NewConversationResult{sc.session_id, sc.model, sc.reasoning_effort, sc.rollout_path});
           },
           [=](caf::error& err) {
-            reply_error(self, id, rpc::kInternalError, fmt::format("error creating conversation: {}", error_text(err)));
+            reply(RpcError{rpc::kInternalError, fmt::format("error creating conversation: {}", error_text(err))});
           });
 }
 
-void send_user_message(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::SendUserMessageParams>(self, in);
-  if (!p) return;
-  auto id = in.id;
-  auto items = api::to_user_inputs(p->items);
-  with_conversation(self, id, p->conversationId, [=](conversation_actor conv) {
+void send_user_message(session_ptr self, api::SendUserMessageParams p, Reply<Empty> reply) {
+  auto items = api::to_user_inputs(p.items);
+  with_conversation(self, reply, p.conversationId, [=](conversation_actor conv) {
     caf::anon_send(conv, submit_atom::value, Submission{"", UserInputOp{items}});
-    reply(self, id, "{}");
+    reply(Empty{});
   });
 }
 
-void send_user_turn(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::SendUserTurnParams>(self, in);
-  if (!p) return;
+void send_user_turn(session_ptr self, api::SendUserTurnParams p, Reply<Empty> reply) {
   UserTurnOp op;
-  op.items = api::to_user_inputs(p->items);
-  op.cwd = p->cwd;
-  op.approval_policy = p->approvalPolicy;
-  op.sandbox_policy = p->sandboxPolicy;
-  op.model = p->model;
-  op.effort = p->effort;
-  op.summary = p->summary;
-  auto id = in.id;
-  with_conversation(self, id, p->conversationId, [=](conversation_actor conv) {
+  op.items = api::to_user_inputs(p.items);
+  op.cwd = p.cwd;
+  op.approval_policy = p.approvalPolicy;
+  op.sandbox_policy = p.sandboxPolicy;
+  op.model = p.model;
+  op.effort = p.effort;
+  op.summary = p.summary;
+  with_conversation(self, reply, p.conversationId, [=](conversation_actor conv) {
     caf::anon_send(conv, submit_atom::value, Submission{"", op});
-    reply(self, id, "{}");
+    reply(Empty{});
   });
 }
 
-void interrupt_conversation(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::ConversationIdParams>(self, in);
-  if (!p) return;
-  auto id = in.id;
-  auto conv_id = p->conversationId;
-  with_conversation(self, id, conv_id, [=](conversation_actor conv) {
+void interrupt_conversation(session_ptr self, api::ConversationIdParams p, Reply<api::InterruptConversationResult> reply) {
+  auto conv_id = p.conversationId;
+  with_conversation(self, reply, conv_id, [=](conversation_actor conv) {
     // The reply waits for the turn_aborted event, which this session must therefore see even
     // without a listener. Nothing running → an error now instead of a reply that never comes.
     subscribe(self, conv);
@@ -77,34 +64,30 @@ void interrupt_conversation(session_ptr self, const rpc::Incoming& in) {
         .then(
             [=](bool was_running) {
               if (was_running)
-                self->state.interrupt_waiters.emplace(conv_id, SessionState::InterruptWaiter{id, false});
+                self->state.interrupt_waiters.emplace(
+                    conv_id, [reply](TurnAbortReason reason) { reply(api::InterruptConversationResult{reason}); });
               else
-                reply_error(self, id, rpc::kInvalidRequest, fmt::format("conversation {} has no running turn", conv_id));
+                reply(RpcError{rpc::kInvalidRequest, fmt::format("conversation {} has no running turn", conv_id)});
             },
-            [=](caf::error& err) { reply_error(self, id, rpc::kInternalError, error_text(err)); });
+            [=](caf::error& err) { reply(RpcError{rpc::kInternalError, error_text(err)}); });
   });
 }
 
-void add_listener(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::AddConversationListenerParams>(self, in);
-  if (!p) return;
-  auto id = in.id;
-  auto conv_id = p->conversationId;
-  bool raw = p->experimentalRawEvents.value_or(false);
-  with_conversation(self, id, conv_id, [=](conversation_actor conv) {
+void add_listener(session_ptr self, api::AddConversationListenerParams p, Reply<api::AddConversationListenerResult> reply) {
+  auto conv_id = p.conversationId;
+  bool raw = p.experimentalRawEvents.value_or(false);
+  with_conversation(self, reply, conv_id, [=](conversation_actor conv) {
     subscribe(self, conv);
     auto sub = new_uuid_v4();
     self->state.listeners[sub] = Listener{conv_id, raw};
-    reply(self, id, json::to_json(api::AddConversationListenerResult{sub}));
+    reply(api::AddConversationListenerResult{sub});
   });
 }
 
-void remove_listener(session_ptr self, const rpc::Incoming& in) {
-  auto p = decode<api::RemoveConversationListenerParams>(self, in);
-  if (!p) return;
-  if (self->state.listeners.erase(p->subscriptionId) == 0)
-    return reply_error(self, in.id, rpc::kInvalidRequest, fmt::format("subscription not found: {}", p->subscriptionId));
-  reply(self, in.id, "{}");
+void remove_listener(session_ptr self, api::RemoveConversationListenerParams p, Reply<Empty> reply) {
+  if (self->state.listeners.erase(p.subscriptionId) == 0)
+    return reply(RpcError{rpc::kInvalidRequest, fmt::format("subscription not found: {}", p.subscriptionId)});
+  reply(Empty{});
 }
 
 void add_line(std::string& lines, std::string line) {
@@ -119,10 +102,11 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
   auto& st = self->state;
   if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
     auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
-    for (auto it = b; it != e; ++it)
-      add_line(lines, st.rpc.result(it->second.id, it->second.v2 ? std::string("{}")
-                                                                   : json::to_json(api::InterruptConversationResult{
-                                                                         aborted->reason})));
+    if (b != e && !lines.empty()) {  // the answers follow what came before them
+      write(self, std::move(lines));
+      lines.clear();
+    }
+    for (auto it = b; it != e; ++it) it->second(aborted->reason);
     st.interrupt_waiters.erase(b, e);
   }
   bool any = false;
@@ -171,15 +155,14 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
   }
 }
 
-bool handle_conversation_method(session_ptr self, const rpc::Incoming& in) {
-  const auto& m = in.method;
-  if (m == "newConversation") return new_conversation(self, in), true;
-  if (m == "sendUserMessage") return send_user_message(self, in), true;
-  if (m == "sendUserTurn") return send_user_turn(self, in), true;
-  if (m == "interruptConversation") return interrupt_conversation(self, in), true;
-  if (m == "addConversationListener") return add_listener(self, in), true;
-  if (m == "removeConversationListener") return remove_listener(self, in), true;
-  return false;
+void bind_conversation_methods(Methods& t) {
+  t.bind<api::NewConversationParams, api::NewConversationResult>("newConversation", new_conversation);
+  t.bind<api::SendUserMessageParams, Empty>("sendUserMessage", send_user_message);
+  t.bind<api::SendUserTurnParams, Empty>("sendUserTurn", send_user_turn);
+  t.bind<api::ConversationIdParams, api::InterruptConversationResult>("interruptConversation", interrupt_conversation);
+  t.bind<api::AddConversationListenerParams, api::AddConversationListenerResult>("addConversationListener",
+                                                                                 add_listener);
+  t.bind<api::RemoveConversationListenerParams, Empty>("removeConversationListener", remove_listener);
 }
 
 }  // namespace llmx::session_detail

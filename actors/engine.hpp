@@ -13,7 +13,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 namespace llmx {
 

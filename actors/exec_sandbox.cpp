@@ -6,14 +6,6 @@ namespace llmx {
 
 namespace {
 
-// One process loop thread serves the children of every conversation. Never destroyed: its
-// destructor would report to actors of an actor system that is already gone at exit; children
-// die with the process anyway (PR_SET_PDEATHSIG).
-sandbox::ProcessLoop& process_loop() {
-  static auto* loop = new sandbox::ProcessLoop;
-  return *loop;
-}
-
 // Runs on the process loop thread: forwards output and the end, never blocks.
 class Handler : public sandbox::ProcessHandler {
  public:
@@ -52,7 +44,7 @@ struct ExecState {
   ExecState() = default;
   // Whatever ends this actor (the task finished or was interrupted), no child outlives it.
   ~ExecState() {
-    for (auto& [_, r] : running) process_loop().kill(r.process_id);
+    for (auto& [_, r] : running) sandbox::shared_process_loop().kill(r.process_id);
   }
   turn_executor_actor sink;
   std::map<std::string, Running> running;  // by call id
@@ -79,7 +71,7 @@ exec_sandbox_actor::behavior_type exec_impl(exec_ptr self, turn_executor_actor s
         auto promise = self->make_response_promise<ExecDone>();
         auto handler = std::make_shared<Handler>(req.call_id, self->state.sink,
                                                  caf::actor_cast<exec_sandbox_actor>(self));
-        auto id = process_loop().spawn(std::move(spawn), std::move(handler));
+        auto id = sandbox::shared_process_loop().spawn(std::move(spawn), std::move(handler));
         self->state.running[req.call_id] = Running{id, promise};
         return promise;
       },
@@ -90,7 +82,7 @@ exec_sandbox_actor::behavior_type exec_impl(exec_ptr self, turn_executor_actor s
         self->state.running.erase(it);
       },
       [=](cancel_atom) {
-        for (auto& [_, r] : self->state.running) process_loop().kill(r.process_id);
+        for (auto& [_, r] : self->state.running) sandbox::shared_process_loop().kill(r.process_id);
       },
   };
 }

@@ -2,7 +2,11 @@
 // and the app server (protocol.md §3–4: v1 and v2, initialize-gated, no "jsonrpc" field).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "actors/actors.hpp"
+#include "protocol/base/schema_gen.hpp"
 
 namespace llmx {
 
@@ -16,5 +20,15 @@ session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer
 
 session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
                                 rollout_store_actor store, McpSessionOptions options);
+
+enum class Server { mcp, app };
+
+// The methods a server serves, in binding order; `exported_only` leaves out MCP's own methods
+// (their schema is the MCP specification's).
+std::vector<std::string> served_methods(Server server, bool exported_only);
+
+// The app server's exported methods with their params types, as the `ClientRequest` union of the
+// schema export (protocol/rpc/wire_catalog.hpp): the export is made from the table that serves.
+void export_client_requests(schema::Registry& reg, const std::string& union_name);
 
 }  // namespace llmx

@@ -1,5 +1,5 @@
 // The value types actors exchange (besides the protocol types in protocol/). All are plain
-// structs with one field list, so CAF can serialise them (see protocol/caf_inspect.hpp).
+// structs with one field list, so CAF can serialise them (see protocol/base/caf_inspect.hpp).
 #pragma once
 
 #include <cstdint>
@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "protocol/chat_request.hpp"
-#include "protocol/config.hpp"
-#include "protocol/model_events.hpp"
-#include "protocol/ops.hpp"
-#include "protocol/rollout.hpp"
-#include "protocol/thread_store.hpp"
+#include "protocol/model/chat_request.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/core/model_events.hpp"
+#include "protocol/core/ops.hpp"
+#include "protocol/store/rollout.hpp"
+#include "protocol/store/thread_store.hpp"
 
 namespace llmx {
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "protocol/responses_request.hpp"
-#include "protocol/retry_policy.hpp"
-#include "protocol/secret_env.hpp"
+#include "protocol/model/responses_request.hpp"
+#include "protocol/model/retry_policy.hpp"
+#include "protocol/base/secret_env.hpp"
 #include "transport/http_client.hpp"
 #include "transport/model_stream_reader.hpp"
 

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "protocol/git_info.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/log.hpp"
-#include "protocol/thread_index.hpp"
+#include "protocol/workspace/git_info.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/base/log.hpp"
+#include "protocol/store/thread_index.hpp"
 #include "transport/rollout_writer.hpp"
 
 namespace llmx {

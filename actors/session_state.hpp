@@ -6,15 +6,17 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "actors/actors.hpp"
 #include "actors/mcp_session.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/jsonrpc.hpp"
-#include "protocol/v2_events.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
+#include "protocol/rpc/method_table.hpp"
+#include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::session_detail {
 
@@ -62,16 +64,13 @@ struct SessionState {
   std::map<std::string, conversation_actor> conversations;
   std::map<std::string, Listener> listeners;  // by subscription id
   // Parked interruptConversation / turn/interrupt requests, answered at the next turn_aborted.
-  struct InterruptWaiter {
-    rpc::Id id;
-    bool v2 = false;  // turn/interrupt answers {}, interruptConversation {abortReason}
-  };
-  std::multimap<std::string, InterruptWaiter> interrupt_waiters;  // by conversation id
+  std::multimap<std::string, std::function<void(TurnAbortReason)>> interrupt_waiters;  // by conversation id
   // The last rate limits a token_count event carried (account/rateLimits/read).
   std::optional<RateLimitSnapshot> last_rate_limits;
   std::string last_rate_limits_sent;  // params of the last account/rateLimits/updated
   // Threads started or resumed through v2 here: their P9 notifications are derived per thread.
   std::map<std::string, v2::EventTranslator> v2_threads;
+  rpc::ResponderPtr responder;  // how method answers reach the writer
   int64_t next_request_id = 0;
   bool shutting_down = false;
   bool finished = false;
@@ -80,31 +79,40 @@ struct SessionState {
 
 using session_ptr = session_actor::stateful_pointer<SessionState>;
 
+// Every method of a server is bound once in its table (protocol/rpc/method_table.hpp): handlers
+// take typed params and answer through a typed Reply; none sees JSON.
+using Methods = rpc::MethodTable<session_ptr>;
+using rpc::Empty;
+using rpc::NoParams;
+using rpc::Reply;
+using rpc::RpcError;
+
 inline void write(session_ptr self, std::string line) { self->send(self->state.writer, line_atom::value, std::move(line)); }
 
-inline void reply(session_ptr self, const rpc::Id& id, std::string_view result) { write(self, self->state.rpc.result(id, result)); }
-
-inline void reply_error(session_ptr self, const rpc::Id& id, int code, std::string_view message) {
-  write(self, self->state.rpc.error(id, code, message));
+inline void notify(session_ptr self, std::string_view method, const std::string& params_json) {
+  write(self, self->state.rpc.notification(method, params_json));
 }
 
-// Decodes typed params; on failure answers -32602 naming the field and returns nullopt.
-template <class P>
-std::optional<P> decode(session_ptr self, const rpc::Incoming& in) {
+// Config for a request of this session: the command line's overrides with the request's own.
+// Throws ConfigError (or another std::exception) when it cannot be derived.
+Config resolve_config(session_ptr self, const ConfigOverrides& request_overrides);
+Config resolve_config(session_ptr self);
+
+// resolve_config, answering `error deriving config: ...` (-32600) itself on failure.
+template <class R>
+std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply) {
   try {
-    if (!in.params) return json::parse_as<P>("{}");
-    return json::from_json<P>(*in.params);
-  } catch (const json::DecodeError& err) {
-    reply_error(self, in.id, rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
+    return resolve_config(self);
+  } catch (const std::exception& err) {
+    reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
     return std::nullopt;
   }
 }
 
-
 // Runs `fn` with the conversation's handle, from this session's table or the manager; answers
 // `-32600 conversation not found: <id>` otherwise.
-template <class F>
-void with_conversation(session_ptr self, const rpc::Id& id, const std::string& conversation_id, F fn) {
+template <class R, class F>
+void with_conversation(session_ptr self, const Reply<R>& reply, const std::string& conversation_id, F fn) {
   auto& known = self->state.conversations;
   if (auto it = known.find(conversation_id); it != known.end()) return fn(it->second);
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conversation_id)
@@ -114,9 +122,12 @@ void with_conversation(session_ptr self, const rpc::Id& id, const std::string& c
             fn(conv);
           },
           [=](caf::error&) {
-            reply_error(self, id, rpc::kInvalidRequest, fmt::format("conversation not found: {}", conversation_id));
+            reply(RpcError{rpc::kInvalidRequest, fmt::format("conversation not found: {}", conversation_id)});
           });
 }
+
+// Drops what this session knows of a conversation (archived, or ended).
+void forget_conversation(session_ptr self, const std::string& conversation_id);
 
 // Subscribes this session to a conversation (the conversation ignores a second subscription
 // from the same sink, DECISIONS P7).
@@ -124,26 +135,23 @@ inline void subscribe(session_ptr self, const conversation_actor& conv) {
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
 }
 
-// The app server's requests: initialize gating, the v2 methods, then the shared ones.
-void handle_app_request(session_ptr self, const rpc::Incoming& in);
+// The methods each file serves, bound into a server's table.
+void bind_mcp_methods(Methods& t);           // mcp_methods.cpp: MCP itself and its tools
+void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, thread/*, turn/*
+void bind_conversation_methods(Methods& t);  // conversation_methods.cpp: the v1 conversation methods
+enum class ModelListShape { items, data };  // model/list's result key per server (DECISIONS P8)
+void bind_thread_methods(Methods& t, ModelListShape shape);  // thread_methods.cpp: stored threads, models
+void bind_account_methods(Methods& t);       // account_methods.cpp: account, auth, git, commands, files
 
-// The shared v1 conversation methods (newConversation, sendUserMessage, sendUserTurn,
-// interruptConversation, add/removeConversationListener). Returns false for other methods.
-bool handle_conversation_method(session_ptr self, const rpc::Incoming& in);
+// The servers' tables, built once.
+const Methods& mcp_server_methods();
+const Methods& app_server_methods();
 
 // Forwards one conversation event to this session's v1 listeners (`llmx/event/<type>`, approval
 // requests, parked interrupts); `skip_approvals` when a tool call of this session already asks.
 void forward_to_listeners(session_ptr self, const std::string& conversation_id, const Event& ev,
                           bool skip_approvals, std::string& lines);
 
-// Stored threads, default model and model list (protocol.md §3, DECISIONS P1). Returns false
-// when `in.method` is not one of them.
-bool handle_thread_method(session_ptr self, const rpc::Incoming& in);
-
-// Account, auth and utility methods (account_methods.cpp: getUserSavedConfig, getUserAgent,
-// userInfo, v1 auth, account/*, feedback/upload, gitDiffToRemote, execOneOffCommand,
-// fuzzyFileSearch). Returns false when `in.method` is not one of them.
-bool handle_account_method(session_ptr self, const rpc::Incoming& in);
 // Remembers the rate limits of a token_count event and queues `account/rateLimits/updated`.
 void note_rate_limits(session_ptr self, const Event& ev, std::string& lines);
 

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "protocol/log.hpp"
+#include "protocol/base/log.hpp"
 
 namespace llmx {
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "protocol/json_writer.hpp"  // sanitize_utf8
-#include "protocol/tool_output.hpp"
-#include "protocol/tools.hpp"
+#include "protocol/base/json_writer.hpp"  // sanitize_utf8
+#include "protocol/model/tool_output.hpp"
+#include "protocol/model/tools.hpp"
 #include "sandbox/approval.hpp"
 #include "sandbox/parse_command.hpp"
 #include "sandbox/process.hpp"

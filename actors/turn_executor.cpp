@@ -9,12 +9,12 @@
 #include "actors/model_streamer.hpp"
 #include "actors/tool_flow.hpp"
 #include "actors/turn_logic.hpp"
-#include "protocol/tools.hpp"
+#include "protocol/model/tools.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/sandbox_policy.hpp"
-#include "protocol/environment_context.hpp"
-#include "protocol/ids.hpp"
-#include "protocol/rollout.hpp"
+#include "protocol/model/environment_context.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/store/rollout.hpp"
 
 namespace llmx {
 

@@ -1,6 +1,6 @@
 #include "actors/turn_logic.hpp"
 
-#include "protocol/ids.hpp"
+#include "protocol/base/ids.hpp"
 
 namespace llmx {
 

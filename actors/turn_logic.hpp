@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/model_events.hpp"
+#include "protocol/core/model_events.hpp"
 
 namespace llmx {
 

@@ -1,8 +1,8 @@
-# Turns every protocol/prompts/*.md into a string in one generated .cpp: the prompts stay
+# Turns every protocol/model/prompts/*.md into a string in one generated .cpp: the prompts stay
 # readable text assets in the tree (DECISIONS E13) and need no file at run time.
 file(GLOB files ${DIR}/*.md)
 list(SORT files)
-set(out "// generated from protocol/prompts by cmake/embed_prompts.cmake\n#include <string_view>\n#include \"protocol/prompt_assets.hpp\"\nnamespace llmx::prompts {\n")
+set(out "// generated from protocol/model/prompts by cmake/embed_prompts.cmake\n#include <string_view>\n#include \"protocol/model/prompt_assets.hpp\"\nnamespace llmx::prompts {\n")
 set(table "")
 foreach(f ${files})
   get_filename_component(name ${f} NAME_WE)

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "protocol/events.hpp"
+#include "protocol/core/events.hpp"
 
 namespace llmx::patch {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/policy.hpp"
+#include "protocol/core/policy.hpp"
 
 namespace llmx::sandbox {
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "protocol/secret_env.hpp"
+#include "protocol/base/secret_env.hpp"
 
 extern char** environ;
 
@@ -74,7 +74,7 @@ EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& paren
   return env;
 }
 
-EnvMap current_process_env() {
+EnvMap current_process_env(bool with_sealed) {
   EnvMap env;
   for (char** e = environ; e && *e; ++e) {
     std::string_view kv = *e;
@@ -82,7 +82,8 @@ EnvMap current_process_env() {
     if (eq == std::string_view::npos || eq == 0) continue;
     env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
   }
-  for (const auto& [k, v] : sealed_env()) env.emplace(k, v);  // still ours, only not in environ
+  if (with_sealed)
+    for (const auto& [k, v] : sealed_env()) env.emplace(k, v);  // still ours, only not in environ
   return env;
 }
 

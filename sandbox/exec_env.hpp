@@ -27,7 +27,8 @@ bool glob_match_icase(std::string_view pattern, std::string_view text);
 EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& parent,
                        bool network_disabled);
 
-// This process's environment as a map, the secrets sealed away at start-up included.
-EnvMap current_process_env();
+// This process's environment as a map, with the secrets sealed away at start-up unless
+// `with_sealed` is false (helpers such as git that need no credentials).
+EnvMap current_process_env(bool with_sealed = true);
 
 }  // namespace llmx::sandbox

@@ -459,4 +459,9 @@ size_t ProcessLoop::running() const {
   return impl_->in_flight.load();
 }
 
+ProcessLoop& shared_process_loop() {
+  static auto* loop = new ProcessLoop;
+  return *loop;
+}
+
 }  // namespace llmx::sandbox

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/policy.hpp"
+#include "protocol/core/policy.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
 namespace llmx::sandbox {
@@ -81,5 +81,11 @@ class ProcessLoop {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// The process loop every child of llmx goes through: commands of every conversation, one-off
+// commands and the git runs behind gitDiffToRemote. Never destroyed: its destructor would report
+// to actors of an actor system that is already gone at exit; children die with the process
+// anyway (PR_SET_PDEATHSIG).
+ProcessLoop& shared_process_loop();
 
 }  // namespace llmx::sandbox

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/policy.hpp"
+#include "protocol/core/policy.hpp"
 #include "sandbox/cgroup.hpp"
 #include "sandbox/namespaces.hpp"
 #include "sandbox/process_fd.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/events.hpp"
+#include "protocol/core/events.hpp"
 
 namespace llmx::patch {
 

@@ -2,9 +2,9 @@
 
 #include <chrono>
 
-#include "protocol/rate_limits.hpp"
-#include "protocol/retry_policy.hpp"
-#include "protocol/text.hpp"
+#include "protocol/core/rate_limits.hpp"
+#include "protocol/model/retry_policy.hpp"
+#include "protocol/base/text.hpp"
 
 namespace llmx {
 

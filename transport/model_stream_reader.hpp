@@ -10,9 +10,9 @@
 #include <variant>
 #include <vector>
 
-#include "protocol/chat_stream.hpp"
-#include "protocol/provider.hpp"
-#include "protocol/responses_stream.hpp"
+#include "protocol/model/chat_stream.hpp"
+#include "protocol/config/provider.hpp"
+#include "protocol/model/responses_stream.hpp"
 #include "transport/sse_decoder.hpp"
 
 namespace llmx {

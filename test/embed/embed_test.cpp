@@ -13,6 +13,7 @@
 
 #include <caf/all.hpp>
 
+#include "test/support/scratch_home.hpp"
 #include "actors/engine.hpp"
 #include "test/support/child_process.hpp"
 
@@ -194,6 +195,7 @@ int run() {
 }  // namespace
 
 int main() {
+  llmx::test::ScratchHome home;  // no command of the test reads the user's profile
   ::alarm(60);  // never hang: SIGALRM ends the process with a failure status
   int rc = 1;
   try {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "protocol/base64.hpp"
+#include "protocol/base/base64.hpp"
 #include "test/support/harness.hpp"
 
 using namespace llmx::test;

@@ -124,7 +124,7 @@ async function run() {
     args: ['mcp-server'],
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? home,
+      HOME: tmp('llmx-js-user-home-'),  // hermetic: no login profile of the machine's user runs
       LLMX_HOME: home,
       LLMX_BASE_URL: url,
       LLMX_API_KEY: 'test',

@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "protocol/json_writer.hpp"
+#include "protocol/base/json_writer.hpp"
 
 #ifndef LLMX_BIN
 #error "LLMX_BIN must be defined (path of the llmx binary)"

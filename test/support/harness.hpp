@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "protocol/json_reader.hpp"
+#include "protocol/base/json_reader.hpp"
 #include "test/support/child_process.hpp"
 
 namespace llmx::test {

@@ -1,8 +1,8 @@
-// Unit tests of the plain code behind the account and utility methods (protocol/account_api.hpp):
+// Unit tests of the plain code behind the account and utility methods (protocol/rpc/account_api.hpp, protocol/workspace/):
 // fuzzy scoring and ordering, the file walk (.git and .gitignore), UserSavedConfig from
 // config.toml, the v2 rate-limit shape, params decoding (strict where the reference is strict,
 // tolerant of unknown keys), feedback lines, summaries, child processes and the git diff.
-#include "protocol/account_api.hpp"
+#include "protocol/rpc/account_api.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -11,12 +11,15 @@
 #include <atomic>
 #include <filesystem>
 
-#include "protocol/json_codec.hpp"
-#include "protocol/text.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/base/text.hpp"
+#include "sandbox/run_command.hpp"
 #include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;
 using namespace llmx::api;
+using namespace llmx::workspace;
+using llmx::sandbox::run_command;
 using llmx::test::ScratchDir;
 namespace fs = std::filesystem;
 
@@ -41,6 +44,12 @@ std::vector<std::string> paths_of(const std::vector<FuzzyFileMatch>& m) {
   std::vector<std::string> out;
   for (const auto& x : m) out.push_back(x.path);
   return out;
+}
+
+// The runner the server passes: the shared process loop.
+CommandOutput run_command_fn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                             std::chrono::milliseconds timeout) {
+  return run_command(argv, env, timeout);
 }
 
 bool have_git() { return run_command({"git", "--version"}, {}, std::chrono::seconds(10)).exit_code == 0; }
@@ -436,7 +445,7 @@ TEST_CASE("account git diff: merge base with the upstream, tracked and untracked
   dir.write("work/.gitignore", "*.log\n");
   dir.write("work/skip.log", "ignored\n");
 
-  auto r = git_diff_to_remote(work + "/new dir");  // any directory inside the work tree
+  auto r = git_diff_to_remote(work + "/new dir", run_command_fn);  // any directory inside the work tree
   REQUIRE(r);
   CHECK(r->sha == base);
   CHECK(r->diff.find("diff --git a/a.txt b/a.txt") != std::string::npos);
@@ -448,15 +457,15 @@ TEST_CASE("account git diff: merge base with the upstream, tracked and untracked
   CHECK(r->diff.find("skip.log") == std::string::npos);
 
   // Without any remote: HEAD.
-  auto head = git_diff_to_remote(origin);
+  auto head = git_diff_to_remote(origin, run_command_fn);
   REQUIRE(head);
   CHECK(head->sha == base);
   CHECK(head->diff.empty());
 
   // Not a repository, or a repository without a commit.
   ScratchDir plain("llmx_gitdiff_plain");
-  CHECK_FALSE(git_diff_to_remote(plain.path));
+  CHECK_FALSE(git_diff_to_remote(plain.path, run_command_fn));
   git_in(plain.path, {"init", "-q"});
-  CHECK_FALSE(git_diff_to_remote(plain.path));
-  CHECK_FALSE(git_diff_to_remote(plain.path + "/missing"));
+  CHECK_FALSE(git_diff_to_remote(plain.path, run_command_fn));
+  CHECK_FALSE(git_diff_to_remote(plain.path + "/missing", run_command_fn));
 }

@@ -1,7 +1,7 @@
 // Unit tests for the stored API key (engine.md §4.8, DECISIONS E7): auth.json's mode and layout,
 // unknown fields kept, errors, logout, masking, and the bearer-token order literal > env_key >
 // stored key > error. The stored key must never appear in JSON.
-#include "protocol/auth.hpp"
+#include "protocol/config/auth.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "protocol/config.hpp"
-#include "protocol/json_codec.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/base/json_codec.hpp"
 #include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;

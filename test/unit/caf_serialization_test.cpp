@@ -1,5 +1,5 @@
 // Unit tests for the CAF serialization derived from each struct's field list
-// (protocol/caf_inspect.hpp): values survive caf::binary_serializer / binary_deserializer, both
+// (protocol/base/caf_inspect.hpp): values survive caf::binary_serializer / binary_deserializer, both
 // directly and inside a caf::message of an actor system with llmx's message types registered.
 // Equality is checked through the JSON encoding before and after.
 #include <caf/all.hpp>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "actors/actors.hpp"
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 
 using namespace llmx;
 

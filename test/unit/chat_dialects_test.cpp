@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/chat_stream.hpp"
-#include "protocol/json_codec.hpp"
+#include "protocol/model/chat_stream.hpp"
+#include "protocol/base/json_codec.hpp"
 #include "transport/sse_decoder.hpp"
 
 using namespace llmx;

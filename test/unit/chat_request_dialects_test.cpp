@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/chat_request.hpp"
-#include "protocol/json_reader.hpp"
+#include "protocol/model/chat_request.hpp"
+#include "protocol/base/json_reader.hpp"
 
 using namespace llmx;
 

@@ -1,13 +1,13 @@
 // Unit tests for Chat Completions request bodies (engine.md §2.3, DECISIONS E4, E6): exact
 // golden bodies, prompt-cache marker placement, and history repair.
-#include "protocol/chat_request.hpp"
+#include "protocol/model/chat_request.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 
 using namespace llmx;
 

@@ -1,13 +1,13 @@
 // Unit tests for the Chat Completions stream parser (engine.md §2.5–2.6, DECISIONS E1–E5):
 // SSE `data` strings in, ModelEvents out. Events are compared through their JSON encoding.
-#include "protocol/chat_stream.hpp"
+#include "protocol/model/chat_stream.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 #include "transport/sse_decoder.hpp"
 
 using llmx::ChatStreamParser;

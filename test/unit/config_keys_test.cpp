@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "protocol/config.hpp"
-#include "protocol/config_write.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/config/config_write.hpp"
 #include "test/support/unit_temp_dir.hpp"
 #include "test/unit/config_test_env.hpp"
 

@@ -1,6 +1,6 @@
 // Unit tests for configuration loading (engine.md §4, DECISIONS E7): layering of config.toml,
 // profiles, `-c` overrides, JSON overrides and typed overrides; providers; error messages.
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 #include <doctest/doctest.h>
 

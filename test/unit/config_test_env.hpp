@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 namespace llmx::config_test {
 

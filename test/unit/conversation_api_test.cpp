@@ -1,9 +1,9 @@
 // The v1/v2 wire helpers written by hand must say exactly what their reflected structs say.
 #include <doctest/doctest.h>
 
-#include "protocol/conversation_api.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/v2_api.hpp"
+#include "protocol/rpc/conversation_api.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/v2_api.hpp"
 
 using namespace llmx;
 

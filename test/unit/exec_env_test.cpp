@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "protocol/secret_env.hpp"
+#include "protocol/base/secret_env.hpp"
 
 using namespace llmx::sandbox;
 using llmx::has_url_credentials;

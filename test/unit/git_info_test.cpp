@@ -1,6 +1,6 @@
 // Unit tests for reading git facts from repository files (no git process): branch, commit from
 // loose refs and packed-refs, detached and unborn HEADs, linked worktrees, the origin url.
-#include "protocol/git_info.hpp"
+#include "protocol/workspace/git_info.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "protocol/json_codec.hpp"
-#include "protocol/ops.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/core/ops.hpp"
 
 using namespace llmx;
 

@@ -1,6 +1,6 @@
 // Unit tests for the JSON-RPC envelope (DECISIONS P2): classification of incoming lines, ids
 // echoed exactly as the client sent them, and the encoder with and without "jsonrpc".
-#include "protocol/jsonrpc.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Unit tests for the model catalogue (engine.md §11, §1.13, DECISIONS E14, P8): family rules in
 // order, the context-window table, the auto-compaction threshold, presets and `model/list` pages.
-#include "protocol/model_catalog.hpp"
+#include "protocol/model/model_catalog.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 
 using namespace llmx;
 using namespace llmx::models;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "protocol/retry_policy.hpp"
+#include "protocol/model/retry_policy.hpp"
 #include "transport/model_stream_reader.hpp"
 
 using namespace llmx;

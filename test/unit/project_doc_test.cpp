@@ -1,13 +1,13 @@
 // Unit tests for AGENTS.md loading (engine.md §1.4): git root detection, per-directory choice,
 // fallback names, the byte budget, whitespace-only files, global + project combination, and the
 // user message it becomes in the initial context (§1.3).
-#include "protocol/project_doc.hpp"
+#include "protocol/config/project_doc.hpp"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 
-#include "protocol/environment_context.hpp"
+#include "protocol/model/environment_context.hpp"
 #include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "protocol/rate_limits.hpp"
+#include "protocol/core/rate_limits.hpp"
 
 using namespace llmx;
 using ratelimits::from_headers;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "protocol/json_codec.hpp"
-#include "protocol/responses_request.hpp"
-#include "protocol/responses_stream.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/model/responses_request.hpp"
+#include "protocol/model/responses_stream.hpp"
 #include "transport/model_stream_reader.hpp"
 
 using namespace llmx;

@@ -1,6 +1,6 @@
 // Unit tests for retry decisions (engine.md §2.4, DECISIONS E8): backoff, retryable statuses,
 // Retry-After, and the error texts users see.
-#include "protocol/retry_policy.hpp"
+#include "protocol/model/retry_policy.hpp"
 
 #include <doctest/doctest.h>
 

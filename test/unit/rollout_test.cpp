@@ -1,6 +1,6 @@
 // Unit tests for rollout lines, persistence policy, file paths and loading (engine.md §9;
 // DECISIONS P12: garbage lines and a crash-cut last line are skipped and reported).
-#include "protocol/rollout.hpp"
+#include "protocol/store/rollout.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,11 +2,12 @@
 
 #include <set>
 
-#include "protocol/conversation_api.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/jsonrpc.hpp"
-#include "protocol/ops.hpp"
-#include "protocol/wire_catalog.hpp"
+#include "protocol/rpc/conversation_api.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
+#include "protocol/core/ops.hpp"
+#include "protocol/rpc/wire_catalog.hpp"
+#include "actors/mcp_session.hpp"
 
 using namespace llmx;
 
@@ -167,7 +168,7 @@ class Checker {
 };
 
 Checker& catalog_checker() {
-  static Checker c(schema::bundle_json());
+  static Checker c(schema::bundle_json(llmx::export_client_requests));
   return c;
 }
 
@@ -236,7 +237,7 @@ TEST_CASE("schema: names clash and dangling refs are errors") {
 }
 
 TEST_CASE("schema: every exported file of the catalog is valid JSON with its title") {
-  auto files = schema::json_schema_files(schema::wire_catalog());
+  auto files = schema::json_schema_files(schema::wire_catalog(llmx::export_client_requests));
   std::set<std::string> paths;
   json::Parser p;
   for (const auto& f : files) {
@@ -257,19 +258,19 @@ TEST_CASE("schema: every exported file of the catalog is valid JSON with its tit
                            "llmx_app_server_protocol.schemas.json"})
     CHECK_MESSAGE(paths.count(want) == 1, want);
 
-  auto bundle = p.parse(schema::bundle_json()).get_object().value_unsafe();
+  auto bundle = p.parse(schema::bundle_json(llmx::export_client_requests)).get_object().value_unsafe();
   CHECK(json::get_string(bundle, "title") == "LlmxAppServerProtocol");
   auto defs = json::get(bundle, "definitions")->get_object().value_unsafe();
   CHECK(json::get(defs, "TaskCompleteEvent") == std::nullopt);  // a variant, not a definition
   CHECK(json::get(defs, "ConversationSummary").has_value());
   CHECK(json::get(json::get(defs, "v2")->get_object().value_unsafe(), "ModelListParams").has_value());
-  std::string text = schema::bundle_json();
+  std::string text = schema::bundle_json(llmx::export_client_requests);
   CHECK(text.find(R"("title": "TaskCompleteEventMsg")") != std::string::npos);
   CHECK(text.find(R"("title": "NewConversationRequest")") != std::string::npos);
 }
 
 TEST_CASE("schema: TypeScript files have the header, imports and index re-exports") {
-  auto files = schema::typescript_files(schema::wire_catalog());
+  auto files = schema::typescript_files(schema::wire_catalog(llmx::export_client_requests));
   std::map<std::string, std::string> by_path;
   for (const auto& f : files) {
     CHECK_MESSAGE(f.content.starts_with("// GENERATED CODE! DO NOT MODIFY BY HAND!\n\n"), f.path);

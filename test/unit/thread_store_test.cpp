@@ -1,7 +1,7 @@
 // Unit tests for the thread store and its per-day index (engine.md §9.5, DECISIONS P11): order,
 // pagination, filters, previews, index repair when files change behind its back, archive, lookup
 // by id, and a 20,000-thread listing whose first page stays cheap.
-#include "protocol/thread_store.hpp"
+#include "protocol/store/thread_store.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <set>
 #include <thread>
 
-#include "protocol/ids.hpp"
+#include "protocol/base/ids.hpp"
 #include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;

@@ -1,12 +1,12 @@
-// Unit tests for comment-preserving TOML edits (protocol/toml_edit.hpp) and the config.toml
-// writers built on them (protocol/config_write.hpp): every byte outside the edit stays as it was.
-#include "protocol/toml_edit.hpp"
+// Unit tests for comment-preserving TOML edits (protocol/config/toml_edit.hpp) and the config.toml
+// writers built on them (protocol/config/config_write.hpp): every byte outside the edit stays as it was.
+#include "protocol/config/toml_edit.hpp"
 
 #include <sys/stat.h>
 
 #include <doctest/doctest.h>
 
-#include "protocol/config_write.hpp"
+#include "protocol/config/config_write.hpp"
 #include "test/support/unit_temp_dir.hpp"
 
 using namespace llmx;

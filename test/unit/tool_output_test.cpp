@@ -1,6 +1,6 @@
 // Unit tests for model output truncation and the exec output text form (engine.md §5.8, §5.9;
 // DECISIONS E10): exact boundaries, head/tail shapes, UTF-8 safe cuts.
-#include "protocol/tool_output.hpp"
+#include "protocol/model/tool_output.hpp"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 
 using namespace llmx;
 

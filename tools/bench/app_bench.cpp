@@ -7,7 +7,7 @@
 
 #include "bench_stats.hpp"
 #include "process.hpp"
-#include "protocol/json_reader.hpp"
+#include "protocol/base/json_reader.hpp"
 
 namespace llmx::bench {
 

@@ -17,7 +17,7 @@
 #include "bench_stats.hpp"
 #include "streamer_bench.hpp"
 #include "process.hpp"
-#include "protocol/json_reader.hpp"
+#include "protocol/base/json_reader.hpp"
 #include "threads_bench.hpp"
 #include "tools_bench.hpp"
 

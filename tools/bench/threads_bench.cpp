@@ -9,11 +9,11 @@
 
 #include "bench_stats.hpp"
 #include "process.hpp"
-#include "protocol/ids.hpp"
-#include "protocol/json_codec.hpp"
-#include "protocol/json_reader.hpp"
-#include "protocol/rollout.hpp"
-#include "protocol/thread_store.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/base/json_reader.hpp"
+#include "protocol/store/rollout.hpp"
+#include "protocol/store/thread_store.hpp"
 
 namespace llmx::bench {
 

@@ -10,8 +10,8 @@
 
 #include "bench_stats.hpp"
 #include "process.hpp"
-#include "protocol/base64.hpp"
-#include "protocol/json_reader.hpp"
+#include "protocol/base/base64.hpp"
+#include "protocol/base/json_reader.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/process.hpp"
 

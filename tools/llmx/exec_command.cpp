@@ -6,7 +6,7 @@
 
 #include "actors/engine.hpp"
 #include "actors/rollout_store.hpp"
-#include "protocol/json_codec.hpp"
+#include "protocol/base/json_codec.hpp"
 #include "termination.hpp"
 #include "transport/curl_api.hpp"
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 namespace llmx::cli {
 

@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 
 #include "cli_util.hpp"
-#include "protocol/auth.hpp"
-#include "protocol/config.hpp"
-#include "protocol/secret_env.hpp"
-#include "protocol/text.hpp"
+#include "protocol/config/auth.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/base/secret_env.hpp"
+#include "protocol/base/text.hpp"
 
 namespace llmx::cli {
 

@@ -8,12 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "protocol/secret_env.hpp"
+#include "actors/mcp_session.hpp"
+#include "protocol/base/secret_env.hpp"
 #include "exec_command.hpp"
 #include "login_command.hpp"
 #include "mcp_command.hpp"
-#include "protocol/config.hpp"
-#include "protocol/wire_catalog.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/rpc/wire_catalog.hpp"
 #include "sandbox_command.hpp"
 #include "serve_command.hpp"
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     // A bad LLMX_HOME is reported by the command that needs it, with its own message.
   }
   // Keys and tokens leave the environment (and the bytes /proc/<pid>/environ shows) before any
-  // thread starts; the engine reads them from memory (protocol/secret_env.hpp).
+  // thread starts; the engine reads them from memory (protocol/base/secret_env.hpp).
   llmx::seal_secret_env();
   CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
   app.require_subcommand(1);
@@ -137,11 +138,11 @@ int main(int argc, char** argv) {
     }
     if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
     if (*schema_cmd) {
-      llmx::schema::write_json_schema_bundle(schema_out);
+      llmx::schema::write_json_schema_bundle(schema_out, llmx::export_client_requests);
       return 0;
     }
     if (*ts_cmd) {
-      llmx::schema::write_typescript(ts_out);
+      llmx::schema::write_typescript(ts_out, llmx::export_client_requests);
       if (!prettier.empty()) return llmx::cli::run_prettier(prettier, ts_out);
       return 0;
     }

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli_util.hpp"
-#include "protocol/config.hpp"
-#include "protocol/config_write.hpp"
-#include "protocol/json_writer.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/config/config_write.hpp"
+#include "protocol/base/json_writer.hpp"
 
 namespace llmx::cli {
 

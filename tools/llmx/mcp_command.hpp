@@ -1,6 +1,6 @@
 // `llmx mcp add|list|get|remove`: manage the MCP servers llmx connects to, the
 // `[mcp_servers.<name>]` tables of $LLMX_HOME/config.toml (engine.md §10.1). Writes keep the rest
-// of the file as it was (protocol/config_write.hpp).
+// of the file as it was (protocol/config/config_write.hpp).
 #pragma once
 
 #include <string>

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "protocol/config.hpp"
-#include "protocol/policy.hpp"
+#include "protocol/config/config.hpp"
+#include "protocol/core/policy.hpp"
 #include "sandbox/apply_patch.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/process.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 namespace llmx::cli {
 

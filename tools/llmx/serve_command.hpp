@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "protocol/config.hpp"
+#include "protocol/config/config.hpp"
 
 namespace llmx::cli {
 

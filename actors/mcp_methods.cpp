@@ -1,0 +1,184 @@
+// The MCP server's own methods (protocol.md §2, DECISIONS P1-P6): initialize, ping,
+// logging/setLevel, tools/list, the empty resources/prompts/completion answers, tools/call with
+// the `llmx` and `llmx-reply` tools, and notifications/cancelled. Their results are MCP's, not
+// part of the exported app-server schema.
+#include "actors/session_state.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/base/ids.hpp"
+#include "protocol/base/log.hpp"
+#include "protocol/rpc/mcp.hpp"
+#include "transport/curl_api.hpp"
+
+namespace llmx::session_detail {
+
+namespace {
+
+using McpResult = Reply<RawJson>;
+
+void answer(const McpResult& reply, std::string json) { reply(RawJson{std::move(json)}); }
+
+void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
+                std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
+  ActiveCall call{id, sub_id, conv, std::move(progress)};
+  auto starting = self->state.starting.find(id.json);
+  if (starting != self->state.starting.end()) {
+    call.cancelled = starting->second;  // cancelled before its conversation was ready
+    self->state.starting.erase(starting);
+  }
+  self->state.calls[conv_id] = call;
+  self->state.conversations[conv_id] = conv;
+  subscribe(self, conv);
+  caf::anon_send(conv, submit_atom::value, Submission{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}});
+  if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
+}
+
+std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
+  if (params._meta && !params._meta->progressToken.is_null()) return params._meta->progressToken;
+  return std::nullopt;
+}
+
+void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const McpResult& reply) {
+  if (!params.arguments || params.arguments->is_null())
+    return answer(reply, mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
+  mcp::LlmxToolArgs args;
+  Config cfg;
+  try {
+    args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
+    cfg = resolve_config(self, args.to_overrides());
+  } catch (const json::DecodeError& err) {
+    return answer(reply, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+  } catch (const ConfigError& err) {
+    return answer(reply,
+                  mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
+  }
+  cfg.session_source = "mcp";
+  auto progress = progress_token(params);
+  auto id = reply.id();
+  self->state.starting.emplace(id.json, false);
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
+            auto conv_id = sc.session_id;
+            notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
+            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
+          },
+          [=](caf::error& err) {
+            self->state.starting.erase(id.json);
+            answer(reply, mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
+          });
+}
+
+void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const McpResult& reply) {
+  if (!params.arguments || params.arguments->is_null())
+    return answer(reply, mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and "
+                                         "`prompt` fields are required."));
+  mcp::ReplyToolArgs args;
+  try {
+    args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
+  } catch (const json::DecodeError& err) {
+    return answer(reply, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+  }
+  if (!is_uuid(args.conversationId))
+    return answer(reply, mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
+  if (auto it = self->state.calls.find(args.conversationId); it != self->state.calls.end())
+    return answer(reply, mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait "
+                                                     "for it to finish or cancel it first.",
+                                                     args.conversationId, it->second.request_id.json)));
+  auto progress = progress_token(params);
+  auto id = reply.id();
+  auto conv_id = args.conversationId;
+  self->state.starting.emplace(id.json, false);
+  self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
+      .then(
+          [=](conversation_actor conv) {
+            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
+          },
+          [=](caf::error&) {
+            self->state.starting.erase(id.json);
+            answer(reply, mcp::tool_error("Session not found for conversation_id: " + conv_id));
+          });
+}
+
+void tools_call(session_ptr self, mcp::ToolCallParams p, McpResult reply) {
+  if (self->state.shutting_down) return answer(reply, mcp::tool_error("The server is shutting down."));
+  if (p.name == "llmx") return llmx_tool(self, p, reply);
+  if (p.name == "llmx-reply") return reply_tool(self, p, reply);
+  answer(reply, mcp::tool_error(fmt::format("Unknown tool '{}'", p.name)));
+}
+
+void initialize(session_ptr self, mcp::InitializeParams p, McpResult reply) {
+  auto& st = self->state;
+  if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
+  st.initialized = true;
+  st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
+  answer(reply, mcp::initialize_result(mcp::negotiate_version(p.protocolVersion), user_agent(st.client_suffix)));
+  // Load libcurl now, off the initialize path, so the first turn does not wait for it.
+  http::preload_curl_async();
+}
+
+void set_level(session_ptr, mcp::SetLevelParams p, Reply<Empty> reply) {
+  if (!log::set_level(p.level))
+    return reply(RpcError{rpc::kInvalidParams, fmt::format("Invalid params: unknown log level `{}`", p.level)});
+  reply(Empty{});
+}
+
+void ping(session_ptr, RawJson, Reply<Empty> reply) { reply(Empty{}); }
+void tools_list(session_ptr, RawJson, McpResult reply) { answer(reply, mcp::tools_list_result()); }
+
+// Resources, prompts and completions: llmx offers none (empty lists, empty answers).
+template <const char* Json>
+void empty_answer(session_ptr, RawJson, McpResult reply) {
+  answer(reply, Json);
+}
+constexpr char kResources[] = R"({"resources":[]})";
+constexpr char kTemplates[] = R"({"resourceTemplates":[]})";
+constexpr char kContents[] = R"({"contents":[]})";
+constexpr char kPrompts[] = R"({"prompts":[]})";
+constexpr char kMessages[] = R"({"messages":[]})";
+constexpr char kCompletion[] = R"({"completion":{"values":[]}})";
+constexpr char kEmpty[] = "{}";
+
+// notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
+// one is interrupted (its request then gets no reply, P6).
+struct CancelledParams {
+  RawJson requestId;
+  LLMX_FIELDS(v("requestId", s.requestId))
+};
+
+void cancelled(session_ptr self, CancelledParams p) {
+  const auto& rid_json = p.requestId.text;
+  if (auto it = self->state.starting.find(rid_json); it != self->state.starting.end()) {
+    it->second = true;
+    return;
+  }
+  for (auto& [conv_id, call] : self->state.calls) {
+    if (call.request_id.json != rid_json || call.cancelled) continue;
+    call.cancelled = true;
+    caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
+    return;
+  }
+}
+
+}  // namespace
+
+void bind_mcp_methods(Methods& t) {
+  constexpr auto mcp = rpc::Export::no;
+  t.bind<mcp::InitializeParams, RawJson>("initialize", initialize, mcp);
+  t.bind<RawJson, Empty>("ping", ping, mcp);
+  t.bind<mcp::SetLevelParams, Empty>("logging/setLevel", set_level, mcp);
+  t.bind<RawJson, RawJson>("tools/list", tools_list, mcp);
+  t.bind<mcp::ToolCallParams, RawJson>("tools/call", tools_call, mcp);
+  t.bind<RawJson, RawJson>("resources/list", empty_answer<kResources>, mcp);
+  t.bind<RawJson, RawJson>("resources/templates/list", empty_answer<kTemplates>, mcp);
+  t.bind<RawJson, RawJson>("resources/read", empty_answer<kContents>, mcp);
+  t.bind<RawJson, RawJson>("resources/subscribe", empty_answer<kEmpty>, mcp);
+  t.bind<RawJson, RawJson>("resources/unsubscribe", empty_answer<kEmpty>, mcp);
+  t.bind<RawJson, RawJson>("prompts/list", empty_answer<kPrompts>, mcp);
+  t.bind<RawJson, RawJson>("prompts/get", empty_answer<kMessages>, mcp);
+  t.bind<RawJson, RawJson>("completion/complete", empty_answer<kCompletion>, mcp);
+  t.on<CancelledParams>("notifications/cancelled", cancelled);
+}
+
+}  // namespace llmx::session_detail

@@ -1,0 +1,271 @@
+// The session actor: one per connected client, for both servers (the MCP server and the app
+// server). It reads lines, dispatches requests through its server's method table, answers the
+// client's replies to our requests, and fans conversation events out to tool calls, listeners
+// and v2 threads.
+#include "actors/mcp_session.hpp"
+
+#include "actors/session_state.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/base/log.hpp"
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/mcp.hpp"
+#include "sandbox/approval.hpp"
+#include "sandbox/parse_command.hpp"
+
+namespace llmx {
+
+using namespace session_detail;
+
+namespace {
+
+void finish(session_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  st.finished = true;
+  // Conversations first (turns aborted, commands killed, rollouts synced), then the writer, so
+  // their last events still reach the client and the session ends only when all is on disk.
+  auto close_writer = [=] {
+    self->request(self->state.writer, std::chrono::seconds(10), shutdown_atom::value)
+        .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
+  };
+  self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
+      .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
+}
+
+void call_ended(session_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
+
+// Handles one event of a tools/call in flight; returns whether it was that call's event (its
+// approvals are then asked through elicitation, not the v1 listener requests).
+bool on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
+  auto& st = self->state;
+  auto it = st.calls.find(conversation_id);
+  if (it == st.calls.end()) return false;
+  auto& call = it->second;
+  if (ev.id != call.sub_id) return false;
+  auto add = [&](std::string line) {
+    if (!lines.empty()) lines.push_back('\n');
+    lines.append(line);
+  };
+  if (!call.cancelled) {
+    add(st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
+    if (call.progress_token)
+      add(st.rpc.notification("notifications/progress", mcp::progress_params(*call.progress_token, ++call.progress, ev)));
+  }
+  // The final reply goes out after the notifications before it (task_complete first, §2.8).
+  auto reply_now = [&](std::string_view result) {
+    add(st.rpc.result(call.request_id, result));
+  };
+  const auto& ce_id = conversation_id;
+  if (!call.cancelled) {
+    std::optional<std::string> params;
+    std::string approval_call_id;
+    bool is_patch = false;
+    if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+      params = mcp::exec_elicitation_params(*ex, call.request_id, ev.id, sandbox::shell_join(ex->command));
+      approval_call_id = ex->call_id;
+    } else if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+      params = mcp::patch_elicitation_params(*pa, call.request_id, ev.id);
+      approval_call_id = pa->call_id;
+      is_patch = true;
+    }
+    if (params) {
+      auto rid = st.next_request_id++;
+      st.approvals[rid] = SessionState::PendingApproval{call.conversation, approval_call_id, is_patch};
+      add(st.rpc.request(rpc::Id::from_int(rid), "elicitation/create", *params));
+    }
+  }
+  if (auto* err = ev.msg.get_if<ErrorEvent>()) {
+    if (!call.answered && !call.cancelled) reply_now(mcp::tool_result(ce_id, err->message, true));
+    call.answered = true;
+  } else if (auto* done = ev.msg.get_if<TaskCompleteEvent>()) {
+    if (!call.answered && !call.cancelled)
+      reply_now(mcp::tool_result(ce_id, done->last_agent_message.value_or(""), false));
+    call_ended(self, ce_id);
+    return true;
+  } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
+    // A cancelled request gets no reply at all (MCP cancellation rules, P6).
+    if (!call.answered && !call.cancelled)
+      reply_now(mcp::tool_result(ce_id, "Turn aborted: " + std::string(enum_name(aborted->reason)), true));
+    call_ended(self, ce_id);
+    return true;
+  }
+  return true;
+}
+
+void on_events(session_ptr self, ConversationEvents& batch) {
+  std::string lines;
+  for (const auto& ev : batch.events) {
+    bool by_call = on_event(self, batch.conversation_id, ev, lines);
+    forward_to_listeners(self, batch.conversation_id, ev, by_call, lines);
+    note_rate_limits(self, ev, lines);
+  }
+  if (!lines.empty()) write(self, std::move(lines));
+  // After eof, the last call's final lines are queued before the writer is told to stop.
+  if (self->state.shutting_down && self->state.calls.empty()) finish(self);
+}
+
+// The client's answer to one of our elicitation/create requests. An error reply counts as
+// denied (DECISIONS P3) so the turn never waits on it.
+void on_client_reply(session_ptr self, const rpc::Incoming& in) {
+  auto& st = self->state;
+  std::optional<int64_t> id;
+  try {
+    json::Parser p;
+    auto e = p.parse(in.id.json);
+    if (e.is_int64()) id = e.get_int64().value_unsafe();
+  } catch (const json::DecodeError&) {
+  }
+  auto it = id ? st.approvals.find(*id) : st.approvals.end();
+  if (it == st.approvals.end()) {
+    log::warn("reply to unknown request id {} ignored", in.id.json);
+    return;
+  }
+  auto pending = it->second;
+  st.approvals.erase(it);
+  ReviewDecision decision = ReviewDecision::denied;
+  if (in.kind == rpc::Incoming::Kind::response && in.result) {
+    auto reply = mcp::read_elicitation_reply(*in.result);
+    if (reply.action)
+      decision = sandbox::parse_elicitation_reply(*reply.action, reply.content_decision);
+    else if (reply.decision)
+      decision = sandbox::parse_decision(*reply.decision);
+  }
+  Op op = pending.is_patch ? Op{PatchApprovalOp{pending.call_id, decision}} : Op{ExecApprovalOp{pending.call_id, decision}};
+  caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
+}
+
+const Methods& methods_of(session_ptr self) {
+  return self->state.flavor == SessionState::Flavor::app ? app_server_methods() : mcp_server_methods();
+}
+
+void on_request(session_ptr self, const rpc::Incoming& in) {
+  auto& st = self->state;
+  if (st.flavor == SessionState::Flavor::app && !st.initialized && in.method != "initialize")
+    return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"));
+  if (!methods_of(self).call(self, in, st.responder))
+    write(self, st.rpc.error(in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", in.method)));
+}
+
+session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor flavor, line_writer_actor writer,
+                                          conversation_manager_actor manager, rollout_store_actor store,
+                                          McpSessionOptions options) {
+  self->state.flavor = flavor;
+  self->state.rpc = rpc::Encoder{flavor == SessionState::Flavor::mcp};  // the app server omits "jsonrpc"
+  self->state.writer = std::move(writer);
+  self->state.manager = std::move(manager);
+  self->state.store = std::move(store);
+  self->state.options = std::move(options);
+  // The table's answers go out through the writer, encoded for this server's envelope.
+  auto responder = std::make_shared<rpc::Responder>();
+  responder->result = [self](const rpc::Id& id, std::string result) { write(self, self->state.rpc.result(id, result)); };
+  responder->error = [self](const rpc::Id& id, const RpcError& err) {
+    write(self, self->state.rpc.error(id, err.code, err.message));
+  };
+  self->state.responder = std::move(responder);
+  return {
+      [=](line_atom, std::string& line) {
+        rpc::Incoming in;
+        try {
+          in = rpc::classify(self->state.parser.parse(line));
+        } catch (const json::DecodeError& err) {
+          return write(self, self->state.rpc.error(rpc::Id{}, rpc::kParseError, err.what()));
+        }
+        switch (in.kind) {
+          case rpc::Incoming::Kind::request: return on_request(self, in);
+          case rpc::Incoming::Kind::notification:
+            if (!methods_of(self).notify(self, in)) log::debug("notification `{}` ignored", in.method);
+            return;
+          case rpc::Incoming::Kind::invalid:
+            return write(self, self->state.rpc.error(in.id, in.invalid_code, in.invalid_reason));
+          case rpc::Incoming::Kind::response:
+          case rpc::Incoming::Kind::error_response:
+            return on_client_reply(self, in);
+        }
+      },
+      [=](oversize_atom, uint64_t limit) {
+        write(self, self->state.rpc.error(rpc::Id{}, rpc::kInvalidRequest,
+                                          fmt::format("Invalid request: message exceeds the maximum line length of {} bytes",
+                                                      limit)));
+      },
+      [=](eof_atom) {
+        auto& st = self->state;
+        st.shutting_down = true;
+        if (st.calls.empty()) return finish(self);
+        for (auto& [_, call] : st.calls) {
+          call.cancelled = true;
+          caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
+        }
+        self->delayed_send(self, std::chrono::seconds(5), shutdown_atom::value);
+      },
+      [=](shutdown_atom) { finish(self); },
+      [=](ConversationEvents& batch) { on_events(self, batch); },
+  };
+}
+
+}  // namespace
+
+namespace session_detail {
+
+Config resolve_config(session_ptr self, const ConfigOverrides& request_overrides) {
+  return load_config(self->state.options.base_overrides.merged(request_overrides));
+}
+
+Config resolve_config(session_ptr self) { return load_config(self->state.options.base_overrides); }
+
+void forget_conversation(session_ptr self, const std::string& conversation_id) {
+  auto& st = self->state;
+  st.conversations.erase(conversation_id);
+  st.v2_threads.erase(conversation_id);
+  for (auto it = st.listeners.begin(); it != st.listeners.end();)
+    it = it->second.conversation_id == conversation_id ? st.listeners.erase(it) : std::next(it);
+}
+
+const Methods& mcp_server_methods() {
+  static const Methods table = [] {
+    Methods t;
+    bind_mcp_methods(t);
+    bind_account_methods(t);
+    bind_conversation_methods(t);
+    bind_thread_methods(t, ModelListShape::items);
+    return t;
+  }();
+  return table;
+}
+
+const Methods& app_server_methods() {
+  static const Methods table = [] {
+    Methods t;
+    bind_app_methods(t);
+    bind_account_methods(t);
+    bind_conversation_methods(t);
+    bind_thread_methods(t, ModelListShape::data);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace session_detail
+
+session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, McpSessionOptions options) {
+  return sys.spawn(session_impl, SessionState::Flavor::mcp, std::move(writer), std::move(manager), std::move(store),
+                   std::move(options));
+}
+
+session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, McpSessionOptions options) {
+  return sys.spawn(session_impl, SessionState::Flavor::app, std::move(writer), std::move(manager), std::move(store),
+                   std::move(options));
+}
+
+std::vector<std::string> served_methods(Server server, bool exported_only) {
+  return (server == Server::app ? app_server_methods() : mcp_server_methods()).methods(exported_only);
+}
+
+void export_client_requests(schema::Registry& reg, const std::string& union_name) {
+  app_server_methods().export_requests(reg, union_name);
+}
+
+}  // namespace llmx

@@ -1,0 +1,213 @@
+#include "protocol/base/json_writer.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace llmx::json {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid
+// (overlong forms, surrogates and code points above U+10FFFF are invalid).
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  size_t n = s.size() - i;
+  auto cont = [&](size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return n >= 2 && cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (n < 3 || !cont(i + 1) || !cont(i + 2)) return 0;
+    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(i + 1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (n < 4 || !cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
+    if (c == 0xF0 && b(i + 1) < 0x90) return 0;  // overlong
+    if (c == 0xF4 && b(i + 1) >= 0x90) return 0;  // > U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+
+}  // namespace
+
+void append_escaped(std::string& out, std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out.push_back('"');
+  size_t i = 0;
+  size_t run = 0;  // start of the pending run of bytes that need no escaping
+  auto flush = [&](size_t end) {
+    out.append(s.data() + run, end - run);
+  };
+  while (i < s.size()) {
+    // Fast path: skip 8 plain ASCII bytes at a time (no control char, quote, backslash, high bit).
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+      uint64_t ctrl = (w - ones * 0x20) & ~w;                 // bytes < 0x20 (or >= 0x80)
+      uint64_t quote = ((w ^ (ones * '"')) - ones) & ~(w ^ (ones * '"'));
+      uint64_t slash = ((w ^ (ones * '\\')) - ones) & ~(w ^ (ones * '\\'));
+      if (((ctrl | quote | slash) & highs) != 0 || (w & highs) != 0) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      size_t len = utf8_sequence_length(s, i);
+      if (len > 0) {
+        i += len;
+        continue;
+      }
+      flush(i);
+      out.append(kReplacement);
+      ++i;
+      run = i;
+      continue;
+    }
+    flush(i);
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        out.append("\\u00");
+        out.push_back(hex[c >> 4]);
+        out.push_back(hex[c & 0xF]);
+    }
+    ++i;
+    run = i;
+  }
+  flush(i);
+  out.push_back('"');
+}
+
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = utf8_sequence_length(s, i);
+    if (len == 0) {
+      out.append(kReplacement);
+      ++i;
+    } else {
+      out.append(s.data() + i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+void Writer::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (first_.back())
+      first_.back() = false;
+    else
+      out_.push_back(',');
+  }
+}
+
+Writer& Writer::begin_object() {
+  separate();
+  out_.push_back('{');
+  first_.push_back(true);
+  return *this;
+}
+
+Writer& Writer::end_object() {
+  out_.push_back('}');
+  first_.pop_back();
+  return *this;
+}
+
+Writer& Writer::begin_array() {
+  separate();
+  out_.push_back('[');
+  first_.push_back(true);
+  return *this;
+}
+
+Writer& Writer::end_array() {
+  out_.push_back(']');
+  first_.pop_back();
+  return *this;
+}
+
+Writer& Writer::key(std::string_view k) {
+  separate();
+  append_escaped(out_, k);
+  out_.push_back(':');
+  after_key_ = true;
+  return *this;
+}
+
+Writer& Writer::string(std::string_view s) {
+  separate();
+  append_escaped(out_, s);
+  return *this;
+}
+
+Writer& Writer::number(int64_t v) {
+  separate();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+  return *this;
+}
+
+Writer& Writer::number(uint64_t v) {
+  separate();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+  return *this;
+}
+
+Writer& Writer::number(double v) {
+  separate();
+  if (!std::isfinite(v)) {
+    out_.append("null");
+    return *this;
+  }
+  // Shortest representation that round-trips; integral doubles keep a ".0" so they stay floats.
+  auto start = out_.size();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+  if (out_.find_first_of(".eE", start) == std::string::npos) out_.append(".0");
+  return *this;
+}
+
+Writer& Writer::boolean(bool v) {
+  separate();
+  out_.append(v ? "true" : "false");
+  return *this;
+}
+
+Writer& Writer::null() {
+  separate();
+  out_.append("null");
+  return *this;
+}
+
+Writer& Writer::raw(std::string_view json) {
+  separate();
+  out_.append(json);
+  return *this;
+}
+
+}  // namespace llmx::json

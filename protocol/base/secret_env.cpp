@@ -1,0 +1,105 @@
+#include "protocol/base/secret_env.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "protocol/base/text.hpp"
+
+extern char** environ;
+
+namespace llmx {
+namespace {
+
+std::map<std::string, std::string>& store() {
+  static std::map<std::string, std::string> s;
+  return s;
+}
+
+// The range of this process's initial environment block ([env_start, env_end) of
+// /proc/self/stat, fields 50 and 51): what /proc/<pid>/environ shows.
+bool initial_env_block(uintptr_t* begin, uintptr_t* end) {
+  std::FILE* f = std::fopen("/proc/self/stat", "re");
+  if (!f) return false;
+  char buf[2048];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may contain spaces
+  if (!p) return false;
+  // Field 3 starts after ") "; count on to fields 50 and 51.
+  int field = 2;
+  unsigned long long values[2] = {0, 0};
+  for (const char* tok = p + 1; *tok;) {
+    while (*tok == ' ') ++tok;
+    if (!*tok) break;
+    ++field;
+    if (field == 50 || field == 51) values[field - 50] = std::strtoull(tok, nullptr, 10);
+    while (*tok && *tok != ' ') ++tok;
+  }
+  if (!values[0] || values[1] <= values[0]) return false;
+  *begin = uintptr_t(values[0]);
+  *end = uintptr_t(values[1]);
+  return true;
+}
+
+}  // namespace
+
+bool has_url_credentials(std::string_view value) {
+  for (size_t at = value.find("://"); at != std::string_view::npos; at = value.find("://", at + 3)) {
+    std::string_view rest = value.substr(at + 3);
+    std::string_view authority = rest.substr(0, rest.find_first_of("/?# \t"));
+    const size_t end = authority.rfind('@');
+    if (end != std::string_view::npos && authority.substr(0, end).find(':') != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+bool is_secret_variable(std::string_view name, std::string_view value) {
+  const std::string lower = text::lower(name);
+  for (std::string_view word : {"key", "secret", "token", "password", "passwd", "passphrase", "credential"})
+    if (lower.find(word) != std::string::npos) return true;
+  return has_url_credentials(value);
+}
+
+size_t seal_secret_env() {
+  struct Found {
+    std::string name;
+    char* entry;
+  };
+  std::vector<Found> found;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    if (!is_secret_variable(kv.substr(0, eq), kv.substr(eq + 1))) continue;
+    found.push_back({std::string(kv.substr(0, eq)), *e});
+    store()[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
+  uintptr_t begin = 0, end = 0;
+  const bool block = initial_env_block(&begin, &end);
+  for (const auto& f : found) {
+    ::unsetenv(f.name.c_str());
+    // Wipe the value where /proc/<pid>/environ reads it; strings setenv() made live elsewhere.
+    const auto at = reinterpret_cast<uintptr_t>(f.entry);
+    if (block && at >= begin && at < end) {
+      char* value = std::strchr(f.entry, '=');
+      if (value) std::memset(value + 1, 'x', std::strlen(value + 1));
+    }
+  }
+  return found.size();
+}
+
+const char* env_value(const char* name) {
+  if (const char* v = std::getenv(name)) return v;
+  auto it = store().find(name);
+  return it == store().end() ? nullptr : it->second.c_str();
+}
+
+const std::map<std::string, std::string>& sealed_env() {
+  return store();
+}
+
+}  // namespace llmx

@@ -1,0 +1,106 @@
+// The llmx home directory and `<home>/.env` (engine.md §4.1).
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "protocol/config/config.hpp"
+#include "protocol/base/text.hpp"
+
+namespace llmx {
+
+namespace fs = std::filesystem;
+
+std::string llmx_home() {
+  if (const char* h = std::getenv("LLMX_HOME"); h && *h) {
+    std::error_code ec;
+    auto canon = fs::canonical(h, ec);
+    if (ec) throw ConfigError(fmt::format("LLMX_HOME points to `{}`, which does not exist", h));
+    if (!fs::is_directory(canon, ec))
+      throw ConfigError(fmt::format("LLMX_HOME points to `{}`, which is not a directory", h));
+    return canon.string();
+  }
+  const char* home = std::getenv("HOME");
+  if (!home || !*home) {
+    struct passwd* pw = getpwuid(getuid());
+    home = pw && pw->pw_dir ? pw->pw_dir : ".";
+  }
+  return std::string(home) + "/.llmx";
+}
+
+namespace {
+
+constexpr std::string_view kSpace = " \t";
+
+std::string_view trim(std::string_view s) { return text::trim_view(s, kSpace); }
+
+bool valid_name(std::string_view k) {
+  if (k.empty()) return false;
+  for (char c : k)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
+  return true;
+}
+
+// The value part of a line: quoted (single = literal, double = with escapes) or bare (up to a
+// ` #` comment). nullopt for an unterminated quote.
+std::optional<std::string> parse_value(std::string_view v) {
+  v = trim(v);
+  if (v.empty()) return std::string();
+  char q = v.front();
+  if (q == '\'' || q == '"') {
+    std::string out;
+    for (size_t i = 1; i < v.size(); ++i) {
+      char c = v[i];
+      if (c == q) return out;  // anything after the closing quote is ignored (a comment)
+      if (q == '"' && c == '\\' && i + 1 < v.size()) {
+        char n = v[++i];
+        switch (n) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          default: out += n;  // \" \\ \$ and the rest: the character itself
+        }
+        continue;
+      }
+      out += c;
+    }
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t')) return std::string(trim(v.substr(0, i)));
+  return std::string(v);
+}
+
+bool reserved(std::string_view key) {
+  std::string upper;
+  for (char c : key) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper.starts_with("LLMX_");
+}
+
+}  // namespace
+
+void load_dotenv(const std::string& home) {
+  std::ifstream f(fs::path(home) / ".env");
+  if (!f) return;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string_view l = trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    if (l.starts_with("export ")) l = trim(l.substr(7));
+    auto eq = l.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string key(trim(l.substr(0, eq)));
+    if (!valid_name(key) || reserved(key)) continue;
+    auto value = parse_value(l.substr(eq + 1));
+    if (!value) continue;
+    ::setenv(key.c_str(), value->c_str(), 1);
+  }
+}
+
+}  // namespace llmx

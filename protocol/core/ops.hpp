@@ -1,0 +1,49 @@
+// Submissions (protocol.md §5.1): what a client asks a conversation to do.
+#pragma once
+
+#include "protocol/core/events.hpp"
+#include "protocol/core/policy.hpp"
+
+namespace llmx {
+
+LLMX_TAGGED(InterruptOp, "interrupt", LLMX_NO_FIELDS)
+LLMX_TAGGED(ShutdownOp, "shutdown", LLMX_NO_FIELDS)
+LLMX_TAGGED(CompactOp, "compact", LLMX_NO_FIELDS)
+
+LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items;
+           LLMX_FIELDS(v("items", s.items)))
+
+LLMX_TAGGED(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;
+           AskForApproval approval_policy = AskForApproval::on_request; SandboxPolicy sandbox_policy;
+           std::string model; std::optional<std::string> effort; std::string summary = "auto";
+           RawJson final_output_json_schema;
+           LLMX_FIELDS(v("items", s.items); v("cwd", s.cwd); v("approval_policy", s.approval_policy);
+                       v("sandbox_policy", s.sandbox_policy); v("model", s.model);
+                       v("effort", s.effort); v("summary", s.summary, Field::defaulted);
+                       v("final_output_json_schema", s.final_output_json_schema)))
+
+LLMX_TAGGED(OverrideTurnContextOp, "override_turn_context", std::optional<std::string> cwd;
+           std::optional<AskForApproval> approval_policy; std::optional<SandboxPolicy> sandbox_policy;
+           std::optional<std::string> model; std::optional<std::string> effort;
+           std::optional<std::string> summary;
+           LLMX_FIELDS(v("cwd", s.cwd); v("approval_policy", s.approval_policy);
+                       v("sandbox_policy", s.sandbox_policy); v("model", s.model);
+                       v("effort", s.effort); v("summary", s.summary)))
+
+LLMX_TAGGED(ExecApprovalOp, "exec_approval", std::string id; ReviewDecision decision{};
+           LLMX_FIELDS(v("id", s.id); v("decision", s.decision)))
+
+LLMX_TAGGED(PatchApprovalOp, "patch_approval", std::string id; ReviewDecision decision{};
+           LLMX_FIELDS(v("id", s.id); v("decision", s.decision)))
+
+using Op = OneOf<InterruptOp, UserInputOp, UserTurnOp, OverrideTurnContextOp, ExecApprovalOp,
+                 PatchApprovalOp, CompactOp, ShutdownOp>;
+
+// `{"id": ..., "op": Op}`; an empty id asks the conversation to assign the next counter value.
+struct Submission {
+  std::string id;
+  Op op;
+  LLMX_FIELDS(v("id", s.id); v("op", s.op))
+};
+
+}  // namespace llmx

@@ -1,0 +1,54 @@
+// Building Chat Completions request bodies (engine.md §2.3, DECISIONS E3–E6).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "protocol/core/items.hpp"
+#include "protocol/config/provider.hpp"
+
+namespace llmx {
+
+// A function tool offered to the model.
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  RawJson parameters;  // JSON Schema of the arguments
+  LLMX_FIELDS(v("name", s.name); v("description", s.description); v("parameters", s.parameters))
+};
+
+// Everything one model request needs, independent of the wire.
+struct Prompt {
+  std::string model;
+  std::string instructions;         // system prompt
+  std::vector<ResponseItem> input;  // history, oldest first
+  std::vector<ToolSpec> tools;
+  bool parallel_tool_calls = false;
+  // Used by the Responses wire only (engine.md §3.2): the conversation (prompt_cache_key and the
+  // conversation_id / session_id headers), and the reasoning and verbosity settings, sent when
+  // the model family supports them.
+  std::string conversation_id;
+  bool reasoning = false;  // the family supports reasoning summaries: send `reasoning`
+  std::optional<std::string> reasoning_effort;
+  std::string reasoning_summary = "auto";
+  std::optional<std::string> verbosity;  // only for families that support it
+  LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
+              v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
+              v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
+              v("reasoning_effort", s.reasoning_effort); v("reasoning_summary", s.reasoning_summary);
+              v("verbosity", s.verbosity))
+};
+
+// Makes a history valid for strict providers: every tool call gets exactly one output (a
+// synthetic "aborted" one right after it when missing), outputs without a call are dropped,
+// and calls whose arguments are not valid JSON are sent with `{}` (their output keeps the error).
+std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& items);
+
+// Anthropic-family models get cache_control markers (E6): model name contains "claude", unless
+// the provider's `prompt_cache` says otherwise.
+bool wants_prompt_cache(const std::string& model, const ModelProviderInfo& provider);
+
+// The JSON body of POST /chat/completions.
+std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& provider);
+
+}  // namespace llmx

@@ -1,0 +1,228 @@
+#include "protocol/rpc/mcp.hpp"
+
+#include "protocol/rpc/conversation_api.hpp"
+
+#include <array>
+
+#include "protocol/base/json_codec.hpp"
+
+namespace llmx::mcp {
+
+std::string negotiate_version(const std::string& requested) {
+  static constexpr std::array<std::string_view, 4> supported = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                                                 "2024-11-05"};
+  for (auto v : supported)
+    if (v == requested) return requested;
+  return std::string(kLatestProtocolVersion);
+}
+
+std::string initialize_result(const std::string& version, const std::string& user_agent) {
+  json::Writer w;
+  w.begin_object();
+  w.key("capabilities").begin_object();
+  w.key("tools").begin_object().field("listChanged", false).end_object();
+  w.key("logging").begin_object().end_object();
+  w.end_object();
+  w.field("protocolVersion", version);
+  w.key("serverInfo").begin_object().field("name", "llmx-mcp-server").field("title", "LLMX");
+  w.field("version", LLMX_VERSION).field("user_agent", user_agent).end_object();
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+void string_prop(json::Writer& w, std::string_view name, std::string_view description) {
+  w.key(name).begin_object().field("type", "string").field("description", description).end_object();
+}
+
+void enum_prop(json::Writer& w, std::string_view name, std::string_view description,
+               std::initializer_list<std::string_view> values) {
+  w.key(name).begin_object().field("type", "string").field("description", description);
+  w.key("enum").begin_array();
+  for (auto v : values) w.string(v);
+  w.end_array().end_object();
+}
+
+void output_schema(json::Writer& w) {
+  w.key("outputSchema").begin_object().field("type", "object");
+  w.key("properties").begin_object();
+  string_prop(w, "threadId", "The conversation id; pass it to llmx-reply to continue.");
+  string_prop(w, "content", "The agent's final message.");
+  w.end_object();
+  w.key("required").begin_array().string("threadId").string("content").end_array();
+  w.end_object();
+}
+}  // namespace
+
+std::string tools_list_result() {
+  json::Writer w;
+  w.begin_object().key("tools").begin_array();
+
+  w.begin_object().field("name", "llmx").field("title", "LLMX");
+  w.field("description",
+          "Start an llmx coding-agent conversation: the agent works on the prompt in the given working "
+          "directory (running commands and editing files as the sandbox and approval policy allow) and "
+          "returns its final answer together with the conversation id.");
+  w.key("inputSchema").begin_object().field("type", "object").key("properties").begin_object();
+  string_prop(w, "prompt", "The first user message of the conversation.");
+  string_prop(w, "model", "Model to use instead of the configured one.");
+  string_prop(w, "profile", "Configuration profile from config.toml.");
+  string_prop(w, "cwd", "Working directory; a relative path is resolved against the server's directory.");
+  enum_prop(w, "approval-policy", "When the agent must ask before running commands.",
+            {"untrusted", "on-failure", "on-request", "never"});
+  enum_prop(w, "sandbox", "What commands may touch.", {"read-only", "workspace-write", "danger-full-access"});
+  w.key("config").begin_object().field("type", "object").field("additionalProperties", true);
+  w.field("description", "Settings overriding config.toml, as dotted keys (like `-c key=value`).").end_object();
+  string_prop(w, "base-instructions", "System instructions replacing the built-in ones.");
+  string_prop(w, "developer-instructions", "Instructions added as a developer message.");
+  string_prop(w, "compact-prompt", "Prompt used when the conversation is compacted.");
+  w.end_object();
+  w.key("required").begin_array().string("prompt").end_array();
+  w.end_object();
+  output_schema(w);
+  w.end_object();
+
+  w.begin_object().field("name", "llmx-reply").field("title", "LLMX Reply");
+  w.field("description", "Continue an llmx conversation started by the llmx tool with the next user message.");
+  w.key("inputSchema").begin_object().field("type", "object").key("properties").begin_object();
+  string_prop(w, "conversationId", "The conversation id (threadId) returned by the llmx tool.");
+  string_prop(w, "prompt", "The next user message.");
+  w.end_object();
+  w.key("required").begin_array().string("conversationId").string("prompt").end_array();
+  w.end_object();
+  output_schema(w);
+  w.end_object();
+
+  w.end_array().end_object();
+  return w.take();
+}
+
+ConfigOverrides LlmxToolArgs::to_overrides() const {
+  ConfigOverrides o;
+  o.model = model;
+  o.profile = profile;
+  o.cwd = cwd;
+  o.approval_policy = approval_policy;
+  o.sandbox_mode = sandbox;
+  o.base_instructions = base_instructions;
+  o.developer_instructions = developer_instructions;
+  o.compact_prompt = compact_prompt;
+  if (config) o.json_overrides = api::dotted_overrides(*config);
+  return o;
+}
+
+std::string event_params(const rpc::Id& request_id, const Event& ev) {
+  json::Writer w;
+  w.begin_object();
+  w.key("_meta").begin_object().key("requestId").raw(request_id.json).end_object();
+  w.field("id", ev.id);
+  w.key("msg");
+  json::write_value(w, ev.msg);
+  w.end_object();
+  return w.take();
+}
+
+std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev) {
+  json::Writer w;
+  w.begin_object();
+  w.key("progressToken").raw(token.text);
+  w.field("progress", progress);
+  w.field("message", ev.msg.kind());
+  w.end_object();
+  return w.take();
+}
+
+std::string tool_result(const std::string& thread_id, const std::string& text, bool is_error) {
+  json::Writer w;
+  w.begin_object();
+  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
+  w.key("structuredContent").begin_object().field("threadId", thread_id).field("content", text).end_object();
+  if (is_error) w.field("isError", true);
+  w.end_object();
+  return w.take();
+}
+
+std::string tool_error(const std::string& text) {
+  json::Writer w;
+  w.begin_object();
+  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
+  w.field("isError", true);
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+void decision_schema(json::Writer& w) {
+  w.key("requestedSchema").begin_object().field("type", "object").key("properties").begin_object();
+  w.key("decision").begin_object().field("type", "string").field("title", "Decision");
+  w.field("description",
+          "approved: run it once; approved_for_session: run it and allow the same again in this session; "
+          "denied: do not run it, the agent continues; abort: stop the whole turn");
+  w.key("enum").begin_array().string("approved").string("approved_for_session").string("denied").string("abort");
+  w.end_array().end_object();
+  w.end_object();
+  w.key("required").begin_array().string("decision").end_array();
+  w.end_object();
+}
+
+void correlation(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
+                 const std::string& call_id) {
+  w.field("llmx_elicitation", kind);
+  w.field("llmx_mcp_tool_call_id", tool_call_id.as_plain_string());
+  w.field("llmx_event_id", event_id);
+  w.field("llmx_call_id", call_id);
+}
+}  // namespace
+
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                    const std::string& event_id, const std::string& command_text) {
+  json::Writer w;
+  w.begin_object();
+  std::string message = fmt::format("Allow LLMX to run `{}` in `{}`?", command_text, ev.cwd);
+  if (ev.reason) message = *ev.reason + "\n" + message;
+  w.field("message", message);
+  decision_schema(w);
+  correlation(w, "exec-approval", tool_call_id, event_id, ev.call_id);
+  w.key("llmx_command");
+  json::write_value(w, ev.command);
+  w.field("llmx_cwd", ev.cwd);
+  w.key("llmx_parsed_cmd");
+  json::write_value(w, ev.parsed_cmd);
+  if (ev.reason) w.field("llmx_reason", *ev.reason);
+  w.end_object();
+  return w.take();
+}
+
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                     const std::string& event_id) {
+  json::Writer w;
+  w.begin_object();
+  std::string message = "Allow LLMX to apply proposed code changes?";
+  if (ev.reason) message = *ev.reason + "\n" + message;
+  w.field("message", message);
+  decision_schema(w);
+  correlation(w, "patch-approval", tool_call_id, event_id, ev.call_id);
+  if (ev.reason) w.field("llmx_reason", *ev.reason);
+  if (ev.grant_root) w.field("llmx_grant_root", *ev.grant_root);
+  w.key("llmx_changes");
+  json::write_value(w, ev.changes);
+  w.end_object();
+  return w.take();
+}
+
+ElicitationReply read_elicitation_reply(json::Element result) {
+  ElicitationReply r;
+  if (!result.is_object()) return r;
+  auto o = result.get_object().value_unsafe();
+  auto text = [](std::optional<json::Element> e) -> std::optional<std::string> {
+    if (e && e->is_string()) return std::string(e->get_string().value_unsafe());
+    return std::nullopt;
+  };
+  r.decision = text(json::get(o, "decision"));
+  r.action = text(json::get(o, "action"));
+  if (auto content = json::get(o, "content"); content && content->is_object())
+    r.content_decision = text(json::get(content->get_object().value_unsafe(), "decision"));
+  return r;
+}
+
+}  // namespace llmx::mcp

@@ -1,0 +1,108 @@
+// The MCP server's wire types (protocol.md §2, DECISIONS P1–P6): initialize, the `llmx` and
+// `llmx-reply` tools, event notifications and tool results.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "protocol/config/config.hpp"
+#include "protocol/core/events.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
+
+namespace llmx::mcp {
+
+inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
+
+struct ClientInfo {
+  std::string name;
+  std::string version;
+  std::optional<std::string> title;
+  LLMX_FIELDS(v("name", s.name); v("version", s.version); v("title", s.title))
+};
+
+struct InitializeParams {
+  std::string protocolVersion;
+  RawJson capabilities;
+  ClientInfo clientInfo;
+  LLMX_FIELDS(v("protocolVersion", s.protocolVersion); v("capabilities", s.capabilities);
+              v("clientInfo", s.clientInfo))
+};
+
+// The version we answer with: the client's when we speak it, else our latest.
+std::string negotiate_version(const std::string& requested);
+
+std::string initialize_result(const std::string& version, const std::string& user_agent);
+
+// `tools/list` result: both tools with input and output schemas (P5).
+std::string tools_list_result();
+
+struct SetLevelParams {
+  std::string level;
+  LLMX_FIELDS(v("level", s.level))
+};
+
+struct CallMeta {
+  RawJson progressToken;
+  LLMX_FIELDS(v("progressToken", s.progressToken))
+};
+
+struct ToolCallParams {
+  std::string name;
+  std::optional<RawJson> arguments;
+  std::optional<CallMeta> _meta;
+  LLMX_FIELDS(v("name", s.name); v("arguments", s.arguments); v("_meta", s._meta))
+};
+
+// Arguments of the `llmx` tool (kebab-case keys).
+struct LlmxToolArgs {
+  std::string prompt;
+  std::optional<std::string> model, profile, cwd;
+  std::optional<AskForApproval> approval_policy;
+  std::optional<SandboxMode> sandbox;
+  std::optional<RawJson> config;
+  std::optional<std::string> base_instructions, developer_instructions, compact_prompt;
+  LLMX_FIELDS(v("prompt", s.prompt); v("model", s.model); v("profile", s.profile); v("cwd", s.cwd);
+              v("approval-policy", s.approval_policy); v("sandbox", s.sandbox); v("config", s.config);
+              v("base-instructions", s.base_instructions);
+              v("developer-instructions", s.developer_instructions);
+              v("compact-prompt", s.compact_prompt))
+
+  // The overrides these arguments stand for; throws json::DecodeError for a bad `config`.
+  ConfigOverrides to_overrides() const;
+};
+
+struct ReplyToolArgs {
+  std::string conversationId;
+  std::string prompt;
+  LLMX_FIELDS(v("conversationId", s.conversationId); v("prompt", s.prompt))
+};
+
+// `{"_meta":{"requestId":<id>},"id":...,"msg":...}` for the `llmx/event` notification.
+std::string event_params(const rpc::Id& request_id, const Event& ev);
+
+// `notifications/progress` params for one event (P6).
+std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev);
+
+// A CallToolResult: text block plus structuredContent {threadId, content} (P5).
+std::string tool_result(const std::string& thread_id, const std::string& text, bool is_error);
+
+// A CallToolResult that is only an error text (bad arguments, unknown tool...).
+std::string tool_error(const std::string& text);
+
+// `elicitation/create` params for an approval event (DECISIONS P4): a message, a real
+// requestedSchema (a decision enum) and the llmx_* correlation fields of the reference.
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                    const std::string& event_id, const std::string& command_text);
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
+                                     const std::string& event_id);
+
+// The fields of an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
+// `{decision}`. What they mean is decided in sandbox/approval.hpp.
+struct ElicitationReply {
+  std::optional<std::string> action;            // accept | decline | cancel
+  std::optional<std::string> content_decision;  // content.decision
+  std::optional<std::string> decision;          // legacy top-level decision
+};
+ElicitationReply read_elicitation_reply(json::Element result);
+
+}  // namespace llmx::mcp

@@ -1,0 +1,125 @@
+#include "protocol/rpc/v2_events.hpp"
+
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/v2_api.hpp"
+
+namespace llmx::v2 {
+
+namespace {
+
+constexpr size_t kKeptOutputBytes = 64 * 1024;  // an item carries the head of a long output
+
+std::string quote_arg(const std::string& a) {
+  if (!a.empty() && a.find_first_of(" \t\n'\"\\$`!*?&|;<>()[]{}#~") == std::string::npos) return a;
+  std::string out = "'";
+  for (char c : a) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string agent_text(const AgentMessageTurnItem& m) {
+  std::string text;
+  for (const auto& c : m.content)
+    if (auto* t = c.get_if<AgentText>()) text += t->text;
+  return text;
+}
+
+// A core turn item as a v2 thread item (§4.4).
+std::optional<std::string> thread_item(const TurnItem& item) {
+  json::Writer w;
+  if (auto* u = item.get_if<UserMessageTurnItem>()) return user_message_item(u->id, u->content).json.text;
+  if (auto* a = item.get_if<AgentMessageTurnItem>()) {
+    w.begin_object().field("type", "agentMessage").field("id", a->id).field("text", agent_text(*a)).end_object();
+    return w.take();
+  }
+  if (auto* r = item.get_if<ReasoningTurnItem>()) {
+    std::string text;
+    for (const auto& s : r->summary_text) text += (text.empty() ? "" : "\n") + s;
+    w.begin_object().field("type", "reasoning").field("id", r->id).field("text", text).end_object();
+    return w.take();
+  }
+  return std::nullopt;
+}
+
+std::string command_item(const std::string& id, const std::string& command, const std::string& output,
+                         std::optional<int64_t> exit_code, std::string_view status, std::optional<int64_t> duration_ms) {
+  json::Writer w;
+  w.begin_object().field("type", "commandExecution").field("id", id).field("command", command);
+  w.field("aggregated_output", output);
+  w.key("exit_code");
+  exit_code ? (void)w.number(*exit_code) : (void)w.null();
+  w.field("status", status);
+  w.key("duration_ms");
+  duration_ms ? (void)w.number(*duration_ms) : (void)w.null();
+  w.end_object();
+  return w.take();
+}
+
+std::string item_params(const std::string& item_json) {
+  json::Writer w;
+  w.begin_object().key("item").raw(item_json).end_object();
+  return w.take();
+}
+
+}  // namespace
+
+std::string join_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + quote_arg(a);
+  return out;
+}
+
+void EventTranslator::translate(const Event& ev, std::vector<Notification>& out) {
+  const auto& msg = ev.msg;
+  if (auto* s = msg.get_if<ItemStartedEvent>()) {
+    if (auto item = thread_item(s->item)) out.push_back({"item/started", item_params(*item)});
+  } else if (auto* c = msg.get_if<ItemCompletedEvent>()) {
+    if (auto item = thread_item(c->item)) out.push_back({"item/completed", item_params(*item)});
+  } else if (auto* d = msg.get_if<AgentMessageContentDeltaEvent>()) {
+    out.push_back({"item/agentMessage/delta", json::to_json(DeltaNotification{d->item_id, d->delta})});
+  } else if (auto* b = msg.get_if<ExecCommandBeginEvent>()) {
+    auto& cmd = commands_[b->call_id];
+    cmd.command = join_command(b->command);
+    out.push_back({"item/started", item_params(command_item(b->call_id, cmd.command, "", std::nullopt, "inProgress",
+                                                            std::nullopt))});
+  } else if (auto* o = msg.get_if<ExecCommandOutputDeltaEvent>()) {
+    auto& cmd = commands_[o->call_id];
+    if (cmd.output.size() < kKeptOutputBytes) cmd.output += o->chunk.bytes.substr(0, kKeptOutputBytes - cmd.output.size());
+    out.push_back({"item/commandExecution/outputDelta", json::to_json(DeltaNotification{o->call_id, o->chunk.bytes})});
+  } else if (auto* e = msg.get_if<ExecCommandEndEvent>()) {
+    auto it = commands_.find(e->call_id);
+    std::string command = it != commands_.end() ? it->second.command : std::string();
+    std::string output = !e->aggregated_output.empty() ? e->aggregated_output
+                                                        : (it != commands_.end() ? it->second.output : std::string());
+    if (it != commands_.end()) commands_.erase(it);
+    auto ms = static_cast<int64_t>(e->duration.secs * 1000 + e->duration.nanos / 1000000);
+    out.push_back({"item/completed", item_params(command_item(e->call_id, command, output, e->exit_code,
+                                                              e->exit_code == 0 ? "completed" : "failed", ms))});
+  } else if (auto* err = msg.get_if<ErrorEvent>()) {
+    error_ = err->message;
+  } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
+    if (tc->info) last_usage_ = tc->info->last_token_usage;
+  } else if (msg.is<TaskCompleteEvent>() || msg.is<TurnAbortedEvent>()) {
+    TurnCompletedNotification n;
+    n.turn.id = ev.id;
+    if (msg.is<TurnAbortedEvent>()) {
+      n.turn.status = TurnStatus::interrupted;
+    } else if (error_) {
+      n.turn.status = TurnStatus::failed;
+      n.turn.error = TurnError{*error_};
+    } else {
+      n.turn.status = TurnStatus::completed;
+    }
+    n.usage = Usage{last_usage_.input_tokens, last_usage_.cached_input_tokens, last_usage_.output_tokens};
+    out.push_back({"turn/completed", json::to_json(n)});
+    error_.reset();
+    last_usage_ = {};
+    commands_.clear();
+  }
+}
+
+}  // namespace llmx::v2
