@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/actors.hpp"
+#include "actors/message_list.hpp"
 #include "protocol/base/json_codec.hpp"
 
 using namespace llmx;
@@ -277,4 +277,82 @@ TEST_CASE("caf: messages cross a registered actor system's serializer") {
   REQUIRE((back2.match_elements<ModelEvents, std::string>()));
   CHECK(json::to_json(back2.get_as<ModelEvents>(0)) == json::to_json(me));
   CHECK(back2.get_as<std::string>(1) == "tail");
+}
+
+TEST_CASE("caf: every type in the message list is registered and survives a round trip in a message") {
+  caf::actor_system_config cfg;
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  auto check_type = [&](auto value, const char* name) {
+    using T = decltype(value);
+    CAPTURE(name);
+    auto registered = cfg.type_names_by_rtti.find(std::type_index(typeid(T)));
+    REQUIRE(registered != cfg.type_names_by_rtti.end());
+    CHECK(registered->second == name);
+    std::vector<char> buf;
+    caf::binary_serializer sink(sys, buf);
+    auto msg = caf::make_message(std::move(value));
+    auto err = sink(msg);
+    REQUIRE_MESSAGE(!err, sys.render(err));
+    caf::message back;
+    caf::binary_deserializer source(sys, buf);
+    err = source(back);
+    REQUIRE_MESSAGE(!err, sys.render(err));
+    CHECK(source.remaining() == 0);
+    REQUIRE(back.match_elements<T>());
+    std::vector<char> again;
+    caf::binary_serializer sink2(sys, again);
+    REQUIRE(!sink2(back));
+    CHECK(again == buf);
+  };
+#define LLMX_CHECK_TYPE(type, name) check_type(type{}, name);
+  LLMX_MESSAGE_VALUE_TYPES(LLMX_CHECK_TYPE)
+  LLMX_MESSAGE_HANDLE_TYPES(LLMX_CHECK_TYPE)
+#undef LLMX_CHECK_TYPE
+}
+
+namespace {
+
+template <class T>
+struct is_atom : std::false_type {};
+template <caf::atom_value V>
+struct is_atom<caf::atom_constant<V>> : std::true_type {};
+
+// Every type of every message of an actor interface is a CAF builtin or in the message list.
+struct InterfaceCheck {
+  const caf::actor_system_config& cfg;
+  template <class T>
+  void type(const char* iface) {
+    if constexpr (std::is_void_v<T> || std::is_arithmetic_v<T> || std::is_same_v<T, std::string> || is_atom<T>::value) {
+      return;
+    } else {
+      CHECK_MESSAGE(cfg.type_names_by_rtti.count(std::type_index(typeid(T))) == 1,
+                    std::string(iface) << " carries a type missing from actors/message_list.hpp: " << typeid(T).name());
+    }
+  }
+  template <class... Ts>
+  void list(caf::detail::type_list<Ts...>, const char* iface) {
+    (type<Ts>(iface), ...);
+  }
+  template <class In, class... Out>
+  void signature(caf::typed_mpi<In, caf::output_tuple<Out...>>, const char* iface) {
+    list(In{}, iface);
+    (type<Out>(iface), ...);
+  }
+  template <class Handle>
+  void interface(const char* iface) {
+    [&]<class... Sigs>(caf::detail::type_list<Sigs...>) { (signature(Sigs{}, iface), ...); }(
+        typename Handle::signatures{});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("caf: every type any actor interface carries is in the message list") {
+  caf::actor_system_config cfg;
+  add_message_types(cfg);
+  InterfaceCheck check{cfg};
+#define LLMX_CHECK_INTERFACE(type, name) check.interface<type>(name);
+  LLMX_MESSAGE_HANDLE_TYPES(LLMX_CHECK_INTERFACE)
+#undef LLMX_CHECK_INTERFACE
 }

@@ -1,0 +1,52 @@
+// Every type that crosses an actor boundary, in one list beside actors.hpp: add_message_types
+// registers each under its name (so messages can leave the process through CAF's middleman), and
+// the serialisation test round-trips each. A new message type is one line here.
+#pragma once
+
+#include "actors/actors.hpp"
+
+// X(type, "registered name"): value types first, then the actor handles messages carry.
+#define LLMX_MESSAGE_VALUE_TYPES(X)                      \
+  X(Event, "llmx::Event")                                \
+  X(std::vector<Event>, "std::vector<llmx::Event>")      \
+  X(ConversationEvents, "llmx::ConversationEvents")      \
+  X(Submission, "llmx::Submission")                      \
+  X(Config, "llmx::Config")                              \
+  X(SessionConfiguredEvent, "llmx::SessionConfiguredEvent") \
+  X(TaskSpec, "llmx::TaskSpec")                          \
+  X(InjectInput, "llmx::InjectInput")                    \
+  X(RecordItems, "llmx::RecordItems")                    \
+  X(ReplaceHistory, "llmx::ReplaceHistory")              \
+  X(TaskDone, "llmx::TaskDone")                          \
+  X(ModelRequest, "llmx::ModelRequest")                  \
+  X(ModelEvents, "llmx::ModelEvents")                    \
+  X(ModelRetrying, "llmx::ModelRetrying")                \
+  X(ModelFailed, "llmx::ModelFailed")                    \
+  X(StreamOutcome, "llmx::StreamOutcome")                \
+  X(RolloutAppend, "llmx::RolloutAppend")                \
+  X(RolloutFailed, "llmx::RolloutFailed")                \
+  X(ThreadRef, "llmx::ThreadRef")                        \
+  X(ListThreads, "llmx::ListThreads")                    \
+  X(ThreadPage, "llmx::ThreadPage")                      \
+  X(ThreadSummaryReply, "llmx::ThreadSummaryReply")      \
+  X(LoadThread, "llmx::LoadThread")                      \
+  X(LoadedThread, "llmx::LoadedThread")                  \
+  X(ResumeThread, "llmx::ResumeThread")                  \
+  X(ApprovalRequest, "llmx::ApprovalRequest")            \
+  X(ApprovalReply, "llmx::ApprovalReply")                \
+  X(ApprovalAnswer, "llmx::ApprovalAnswer")              \
+  X(ExecRequest, "llmx::ExecRequest")                    \
+  X(ExecOutput, "llmx::ExecOutput")                      \
+  X(ExecDone, "llmx::ExecDone")
+
+#define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
+  X(event_sink_actor, "llmx::event_sink_actor")                         \
+  X(line_writer_actor, "llmx::line_writer_actor")                       \
+  X(session_actor, "llmx::session_actor")                               \
+  X(rollout_store_actor, "llmx::rollout_store_actor")                   \
+  X(model_streamer_actor, "llmx::model_streamer_actor")                 \
+  X(approval_broker_actor, "llmx::approval_broker_actor")               \
+  X(exec_sandbox_actor, "llmx::exec_sandbox_actor")                     \
+  X(turn_executor_actor, "llmx::turn_executor_actor")                   \
+  X(conversation_actor, "llmx::conversation_actor")                     \
+  X(conversation_manager_actor, "llmx::conversation_manager_actor")
