@@ -1,5 +1,19 @@
 // The map of llmx: every actor interface, each message commented. Actors talk only through
-// these typed interfaces; the value types are in actors/messages.hpp and protocol/.
+// these typed interfaces; the value types are in actors/messages.hpp and protocol/, and every
+// one of them is listed in actors/message_list.hpp.
+//
+// Words (one per concept; the wire keeps the reference's names where they differ):
+//   session       one connected client (an MCP or app-server client on stdio, an embedding host)
+//                 and the actor that serves it. The wire's `session_configured` / `sessionId`
+//                 name a conversation; "approved for session" means for that conversation.
+//   conversation  one live agent dialogue: the conversation actor, its history and settings.
+//   thread        a conversation as the v2 wire and the store see it, live or stored; a thread
+//                 id is its conversation id.
+//   rollout       the JSONL file a thread is stored in (`$LLMX_HOME/sessions/.../rollout-*.jsonl`).
+//   turn          one user input and everything the agent does until it completes or aborts
+//                 (turn/started, turn/completed, turn_aborted).
+//   task          what a turn executor runs: a turn, or a manual compaction (`compact`).
+//   method        a JSON-RPC method a server binds in its table (protocol/rpc/method_table.hpp).
 //
 //  stdin ─► stdio reader ─► protocol session ─► conversation manager ─► conversation
 //  stdout ◄─ stdio writer ◄─┘        ▲                                    │  ▲

@@ -2,7 +2,7 @@
 // server). It reads lines, dispatches requests through its server's method table, answers the
 // client's replies to our requests, and fans conversation events out to tool calls, listeners
 // and v2 threads.
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 
 #include "actors/session_state.hpp"
 
@@ -150,7 +150,7 @@ void on_request(session_ptr self, const rpc::Incoming& in) {
 
 session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor flavor, line_writer_actor writer,
                                           conversation_manager_actor manager, rollout_store_actor store,
-                                          McpSessionOptions options) {
+                                          SessionOptions options) {
   self->state.flavor = flavor;
   self->state.rpc = rpc::Encoder{flavor == SessionState::Flavor::mcp};  // the app server omits "jsonrpc"
   self->state.writer = std::move(writer);
@@ -227,6 +227,7 @@ const Methods& mcp_server_methods() {
     Methods t;
     bind_mcp_methods(t);
     bind_account_methods(t);
+    bind_workspace_methods(t);
     bind_conversation_methods(t);
     bind_thread_methods(t, ModelListShape::items);
     return t;
@@ -239,6 +240,7 @@ const Methods& app_server_methods() {
     Methods t;
     bind_app_methods(t);
     bind_account_methods(t);
+    bind_workspace_methods(t);
     bind_conversation_methods(t);
     bind_thread_methods(t, ModelListShape::data);
     return t;
@@ -249,13 +251,13 @@ const Methods& app_server_methods() {
 }  // namespace session_detail
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
-                                rollout_store_actor store, McpSessionOptions options) {
+                                rollout_store_actor store, SessionOptions options) {
   return sys.spawn(session_impl, SessionState::Flavor::mcp, std::move(writer), std::move(manager), std::move(store),
                    std::move(options));
 }
 
 session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
-                                rollout_store_actor store, McpSessionOptions options) {
+                                rollout_store_actor store, SessionOptions options) {
   return sys.spawn(session_impl, SessionState::Flavor::app, std::move(writer), std::move(manager), std::move(store),
                    std::move(options));
 }

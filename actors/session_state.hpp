@@ -1,7 +1,6 @@
-// The state of a JSON-RPC session and its reply helpers, shared by the files that handle its
-// methods. One session type serves both front ends (`flavor`): the MCP server (mcp_session.cpp:
-// MCP protocol and tools) and the app server; the conversation methods they share live in
-// conversation_methods.cpp and mcp_thread_methods.cpp.
+// The state of a session (one connected client) and the helpers the files that serve its
+// methods share. One session type serves both servers (`flavor`): the MCP server and the app
+// server. session.cpp is the actor; each *_methods.cpp binds its methods into the servers' tables.
 #pragma once
 
 #include <fmt/format.h>
@@ -12,7 +11,7 @@
 #include <string>
 
 #include "actors/actors.hpp"
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/method_table.hpp"
@@ -44,7 +43,7 @@ struct SessionState {
   line_writer_actor writer;
   conversation_manager_actor manager;
   rollout_store_actor store;
-  McpSessionOptions options;
+  SessionOptions options;
   rpc::Encoder rpc{true};
   json::Parser parser;
   bool initialized = false;
@@ -74,7 +73,7 @@ struct SessionState {
   int64_t next_request_id = 0;
   bool shutting_down = false;
   bool finished = false;
-  static inline const char* name = "llmx.mcp_session";
+  static inline const char* name = "llmx.session";
 };
 
 using session_ptr = session_actor::stateful_pointer<SessionState>;
@@ -141,7 +140,8 @@ void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, 
 void bind_conversation_methods(Methods& t);  // conversation_methods.cpp: the v1 conversation methods
 enum class ModelListShape { items, data };  // model/list's result key per server (DECISIONS P8)
 void bind_thread_methods(Methods& t, ModelListShape shape);  // thread_methods.cpp: stored threads, models
-void bind_account_methods(Methods& t);       // account_methods.cpp: account, auth, git, commands, files
+void bind_account_methods(Methods& t);       // account_methods.cpp: identity, auth, account, feedback
+void bind_workspace_methods(Methods& t);     // workspace_methods.cpp: git diff, one-off commands, file search
 
 // The servers' tables, built once.
 const Methods& mcp_server_methods();

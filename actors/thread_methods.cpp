@@ -1,7 +1,7 @@
 // The conversation methods for stored threads and settings both servers serve (DECISIONS P1,
-// P8, P11, P12): listConversations, resumeConversation, archiveConversation, unarchiveConversation
-// (llmx), setDefaultModel, model/list. Disk work happens in the rollout store; this file maps
-// params and errors.
+// P8, P11, P12): listConversations, resumeConversation, archiveConversation,
+// unarchiveConversation (llmx), getConversationSummary, setDefaultModel, model/list. Disk work
+// happens in the rollout store; this file maps params and errors.
 #include "actors/session_state.hpp"
 #include "actors/rollout_store.hpp"
 #include "protocol/rpc/account_api.hpp"
@@ -119,6 +119,33 @@ void set_default_model(session_ptr self, api::SetDefaultModelParams p, Reply<Emp
   reply(Empty{});
 }
 
+void get_conversation_summary(session_ptr self, api::GetConversationSummaryParams p,
+                              Reply<api::GetConversationSummaryResult> reply) {
+  auto cfg = config_or_error(self, reply);
+  if (!cfg) return;
+  api::SummaryTarget target;
+  try {
+    target = api::summary_target(p, cfg->llmx_home);
+  } catch (const std::invalid_argument& err) {
+    return reply.error(rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what()));
+  }
+  if (target.bad_id)
+    return reply.error(rpc::kInvalidRequest,
+                       fmt::format("no rollout found for conversation id {}", target.id.value_or("")));
+  auto provider = cfg->provider.id;
+  auto where = target.path.value_or(target.id.value_or(""));
+  self->request(self->state.store, caf::infinite, summary_atom::value, ThreadRef{cfg->llmx_home, target.id, target.path})
+      .then(
+          [=](ThreadSummaryReply& r) {
+            reply(api::GetConversationSummaryResult{api::summary_from(r.summary, provider)});
+          },
+          [=](caf::error& err) {
+            if (is_request_error(err)) return reply.error(rpc::kInvalidRequest, error_text(err));
+            reply.error(rpc::kInternalError,
+                        fmt::format("failed to load conversation summary from {}: {}", where, error_text(err)));
+          });
+}
+
 // model/list answers `items` on the MCP server (seed) and `data` on the app server (reference),
 // DECISIONS P8: one handler, two result types.
 template <class Result>
@@ -148,6 +175,8 @@ void bind_thread_methods(Methods& t, ModelListShape shape) {
   t.bind<api::ArchiveConversationParams, Empty>("archiveConversation", archive_conversation);
   t.bind<api::UnarchiveConversationParams, api::UnarchiveConversationResult>("unarchiveConversation",
                                                                              unarchive_conversation);
+  t.bind<api::GetConversationSummaryParams, api::GetConversationSummaryResult>("getConversationSummary",
+                                                                               get_conversation_summary);
   t.bind<api::SetDefaultModelParams, Empty>("setDefaultModel", set_default_model);
   if (shape == ModelListShape::data)
     t.bind<api::ModelListParams, api::ModelListData>("model/list", model_list<api::ModelListData>);

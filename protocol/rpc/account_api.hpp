@@ -1,10 +1,8 @@
 // Params, results and notifications of the account, auth and utility methods both servers serve
-// (protocol.md §3.1-3.3, §3.6, §4.4-4.6; DECISIONS P1, P2): getUserSavedConfig, getUserAgent,
-// userInfo, the v1 auth methods, account/*, feedback/upload, getConversationSummary,
-// gitDiffToRemote, execOneOffCommand, fuzzyFileSearch. Plain structs with one field list each
+// (protocol.md §3.1-3.3, §4.4-4.6; DECISIONS P1, P2): getUserSavedConfig, getUserAgent,
+// userInfo, the v1 auth methods, account/*, feedback/upload, getConversationSummary. Plain structs with one field list each
 // (camelCase wire names, `file_name` kept as the reference spells it), plus the plain code behind
-// the methods: the saved-config reader and the rate-limit conversion (the git diff and the file
-// search live in protocol/workspace/). Nothing here touches actors.
+// the methods: the saved-config reader and the rate-limit conversion. Nothing here touches actors.
 #pragma once
 
 #include <atomic>
@@ -22,8 +20,6 @@
 #include "protocol/core/policy.hpp"
 #include "protocol/base/reflect.hpp"
 #include "protocol/store/thread_store.hpp"
-#include "protocol/workspace/file_search.hpp"
-#include "protocol/workspace/git_diff.hpp"
 
 namespace llmx::api {
 
@@ -264,48 +260,5 @@ SummaryTarget summary_target(const GetConversationSummaryParams& p, const std::s
 // A stored thread's summary in the wire shape; `default_provider` stands in for a thread that
 // recorded no provider. Object sources (`{"subagent":…}`) keep their JSON.
 ConversationSummary summary_from(const threads::ThreadSummary& t, const std::string& default_provider);
-
-// --- gitDiffToRemote --------------------------------------------------------------------------------
-
-struct GitDiffToRemoteParams {
-  std::string cwd;
-  LLMX_FIELDS(v("cwd", s.cwd))
-};
-
-using GitDiffToRemoteResult = workspace::GitDiff;
-
-// --- execOneOffCommand ------------------------------------------------------------------------------
-
-struct ExecOneOffCommandParams {
-  std::vector<std::string> command;
-  Nullable<int64_t> timeoutMs;
-  Nullable<std::string> cwd;
-  Nullable<SandboxPolicy> sandboxPolicy;
-  LLMX_FIELDS(v("command", s.command); v("timeoutMs", s.timeoutMs); v("cwd", s.cwd);
-              v("sandboxPolicy", s.sandboxPolicy))
-};
-
-struct ExecOneOffCommandResult {
-  int64_t exitCode = 0;
-  std::string out, err;
-  LLMX_FIELDS(v("exitCode", s.exitCode); v("stdout", s.out); v("stderr", s.err))
-};
-
-// The default when `timeoutMs` is not given (the reference's exec default).
-inline constexpr int64_t kOneOffTimeoutMs = 10000;
-
-// --- fuzzyFileSearch --------------------------------------------------------------------------------
-
-struct FuzzyFileSearchParams {
-  std::string query;
-  std::vector<std::string> roots;
-  Nullable<std::string> cancellationToken;
-  LLMX_FIELDS(v("query", s.query); v("roots", s.roots); v("cancellationToken", s.cancellationToken))
-};
-
-struct FuzzyFileSearchResult {
-  std::vector<workspace::FuzzyFileMatch> files;
-  LLMX_FIELDS(v("files", s.files))
-};
 
 }  // namespace llmx::api

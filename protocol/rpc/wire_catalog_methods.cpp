@@ -3,6 +3,7 @@
 // can check every result the server sends. Names follow the export convention
 // PascalCase(method) + "Response" where the params type does not already name it.
 #include "protocol/rpc/account_api.hpp"
+#include "protocol/rpc/workspace_api.hpp"
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/base/schema_gen.hpp"
 #include "protocol/rpc/v2_api.hpp"

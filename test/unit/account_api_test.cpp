@@ -3,6 +3,7 @@
 // config.toml, the v2 rate-limit shape, params decoding (strict where the reference is strict,
 // tolerant of unknown keys), feedback lines, summaries, child processes and the git diff.
 #include "protocol/rpc/account_api.hpp"
+#include "protocol/rpc/workspace_api.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>

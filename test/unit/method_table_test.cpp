@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 #include "protocol/rpc/wire_catalog.hpp"
 
 using namespace llmx;

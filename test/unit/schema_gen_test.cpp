@@ -7,7 +7,7 @@
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/core/ops.hpp"
 #include "protocol/rpc/wire_catalog.hpp"
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 
 using namespace llmx;
 

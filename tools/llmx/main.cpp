@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "exec_command.hpp"
 #include "login_command.hpp"

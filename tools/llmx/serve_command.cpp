@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
-#include "actors/mcp_session.hpp"
+#include "actors/session.hpp"
 #include "transport/curl_api.hpp"
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
@@ -38,8 +38,8 @@ int serve(const ServeOptions& options, bool app) {
   caf::actor_system sys{cfg};
   auto engine = start_engine(sys);
   auto writer = spawn_line_writer(sys);
-  auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides})
-                     : spawn_mcp_session(sys, writer, engine.manager, engine.store, McpSessionOptions{options.overrides});
+  auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides})
+                     : spawn_mcp_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides});
   spawn_stdio_reader(sys, session);
   {
     // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the

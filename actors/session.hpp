@@ -10,16 +10,16 @@
 
 namespace llmx {
 
-struct McpSessionOptions {
+struct SessionOptions {
   ConfigOverrides base_overrides;  // from the command line (-c, --model...)
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,
                                 conversation_manager_actor manager, rollout_store_actor store,
-                                McpSessionOptions options);
+                                SessionOptions options);
 
 session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
-                                rollout_store_actor store, McpSessionOptions options);
+                                rollout_store_actor store, SessionOptions options);
 
 enum class Server { mcp, app };
 
