@@ -1,4 +1,5 @@
 #include "actors/rollout_store.hpp"
+#include "protocol/base/files.hpp"
 
 #include <sys/resource.h>
 
@@ -91,11 +92,9 @@ void write_batch(store_ptr self) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw threads::StoreError(threads::StoreError::Kind::io, "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::move(ss).str();
+  auto text = files::read(path);
+  if (!text) throw threads::StoreError(threads::StoreError::Kind::io, "cannot read the file");
+  return std::move(*text);
 }
 
 rollout_store_actor::behavior_type store_impl(store_ptr self) {

@@ -1,5 +1,7 @@
 #include "protocol/config/auth.hpp"
 
+#include "protocol/base/files.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,28 +30,14 @@ using text::trim;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// The file's text; nullopt when it does not exist.
+// The file's text; nullopt when it does not exist. Read through the settings cache: every config
+// derivation looks for a stored key, and the file rarely changes.
 std::optional<std::string> read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw AuthError(fmt::format("failed to read {}: {}", path, errno_text(errno)));
-  }
-  std::string text;
-  char buf[4096];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw AuthError(fmt::format("failed to read {}: {}", path, errno_text(err)));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return text;
+  if (auto cached = files::settings_cache().read(path)) return *cached;
+  int err = 0;
+  auto text = files::read(path, &err);  // gone, or unreadable: say which
+  if (text || err == ENOENT) return text;
+  throw AuthError(fmt::format("failed to read {}: {}", path, errno_text(err)));
 }
 
 // The parsed contents of auth.json, checked: an object whose OPENAI_API_KEY, when present, is a

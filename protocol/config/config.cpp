@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/base/files.hpp"
 #include "protocol/config/auth.hpp"
 #include "protocol/config/config_reader.hpp"
 #include "protocol/config/project_doc.hpp"
@@ -58,26 +59,43 @@ std::string trim(std::string_view s) { return text::trim(s, " \t\r\n"); }
 std::string read_instructions_file(const PathSetting& p, const std::string& cwd, std::string_view what) {
   fs::path path(p.path);
   if (path.is_relative()) path = fs::path(cwd) / path;
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  if (f) s << f.rdbuf();
-  std::error_code ec;
-  if (!f || fs::is_directory(path, ec))
-    throw ConfigError(fmt::format("{}: failed to read {} file `{}`", p.where, what, path.string()));
-  std::string text = trim(s.str());
+  auto content = files::read(path.string());
+  if (!content) throw ConfigError(fmt::format("{}: failed to read {} file `{}`", p.where, what, path.string()));
+  std::string text = trim(*content);
   if (text.empty()) throw ConfigError(fmt::format("{}: {} file `{}` is empty", p.where, what, path.string()));
   return text;
 }
 
-toml::table parse_config_file(const std::string& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return {};
+toml::table parse_config_text(const std::string& file, const std::string& text) {
   try {
-    return toml::parse_file(file);
+    return toml::parse(text, file);
   } catch (const toml::parse_error& err) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", file, err.source().begin.line, err.source().begin.column, err.description()));
   }
+}
+
+// config.toml as parsed the last time it changed (files::settings_cache): a request pays one
+// stat() for it, not a read and a parse. Overrides edit a fresh parse of the cached text (a
+// copied toml++ table loses the source positions errors name).
+struct ConfigDocument {
+  std::shared_ptr<const toml::table> cached;
+  std::optional<toml::table> edited;
+  const toml::table& root() const { return edited ? *edited : *cached; }
+};
+
+ConfigDocument config_document(const std::string& file, bool will_edit) {
+  auto& cache = files::settings_cache();
+  ConfigDocument doc;
+  if (!will_edit) {
+    doc.cached = cache.derived<toml::table>(file, [&](const files::Cache::Text& text) {
+      return text ? parse_config_text(file, *text) : toml::table{};
+    });
+    return doc;
+  }
+  auto text = cache.read(file);
+  doc.edited = text ? parse_config_text(file, *text) : toml::table{};
+  return doc;
 }
 
 std::string resolve_cwd(const std::optional<std::string>& requested) {
@@ -113,11 +131,12 @@ Config load_config(const ConfigOverrides& o) {
   Config cfg;
   cfg.llmx_home = llmx_home();
   const std::string file = cfg.llmx_home + "/config.toml";
-  toml::table root = parse_config_file(file);
+  auto doc = config_document(file, !o.cli_overrides.empty() || !o.json_overrides.empty());
   Ctx ctx(file, cfg.warnings);
-  for (const auto& raw : o.cli_overrides) ctx.mark_overridden(apply_cli_override(root, raw));
+  for (const auto& raw : o.cli_overrides) ctx.mark_overridden(apply_cli_override(*doc.edited, raw));
   for (const auto& [key, value] : o.json_overrides)
-    if (apply_json_override(root, key, value)) ctx.mark_overridden(key);
+    if (apply_json_override(*doc.edited, key, value)) ctx.mark_overridden(key);
+  const toml::table& root = doc.root();
 
   const Section top(ctx, root);
   top.check_keys({"model", "review_model", "model_provider", "model_context_window", "model_max_output_tokens",

@@ -1,4 +1,5 @@
 #include "protocol/config/config_write.hpp"
+#include "protocol/base/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,13 +21,10 @@ namespace llmx {
 namespace fs = std::filesystem;
 
 std::optional<std::string> read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::nullopt;
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  if (f) s << f.rdbuf();
-  if (!f || f.bad()) throw ConfigError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  return s.str();
+  int err = 0;
+  auto text = files::read(path, &err);
+  if (!text && err != ENOENT) throw ConfigError(fmt::format("{}: cannot read: {}", path, std::strerror(err)));
+  return text;
 }
 
 void write_file_atomic(const std::string& path, std::string_view text) {

@@ -1,4 +1,5 @@
 #include "protocol/config/project_doc.hpp"
+#include "protocol/base/files.hpp"
 #include "protocol/base/text.hpp"
 
 #include <algorithm>
@@ -16,20 +17,12 @@ constexpr std::string_view kWhitespace = " \t\r\n\f\v";
 
 std::string trim(std::string_view s) { return text::trim(s, kWhitespace); }
 
-// Up to `limit` bytes of a file; nullopt when it cannot be opened.
+// Up to `limit` bytes of a file; nullopt when it cannot be read. Through the settings cache:
+// every config derivation looks for these files.
 std::optional<std::string> read_prefix(const fs::path& p, uint64_t limit) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::string data;
-  char buf[65536];
-  while (data.size() < limit) {
-    auto want = static_cast<std::streamsize>(std::min<uint64_t>(sizeof buf, limit - data.size()));
-    f.read(buf, want);
-    if (f.bad()) return std::nullopt;
-    data.append(buf, static_cast<size_t>(f.gcount()));
-    if (f.gcount() < want) break;
-  }
-  return data;
+  auto text = files::settings_cache().read(p.string());
+  if (!text) return std::nullopt;
+  return text->substr(0, static_cast<size_t>(std::min<uint64_t>(limit, text->size())));
 }
 
 std::string absolute_dir(const std::string& dir) {

@@ -1,4 +1,5 @@
 #include "protocol/rpc/account_api.hpp"
+#include "protocol/base/files.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -123,11 +124,10 @@ UserSavedConfig load_user_saved_config(const std::string& home) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return UserSavedConfig{};
   if (fs::is_directory(file, ec)) throw SavedConfigError(true, fmt::format("cannot read {}: it is a directory", file));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw SavedConfigError(true, fmt::format("cannot read {}: {}", file, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  return user_saved_config_from_toml(text.str(), file);
+  int err = 0;
+  auto text = files::read(file, &err);
+  if (!text) throw SavedConfigError(true, fmt::format("cannot read {}: {}", file, std::strerror(err)));
+  return user_saved_config_from_toml(*text, file);
 }
 
 // --- rate limits --------------------------------------------------------------------------------------

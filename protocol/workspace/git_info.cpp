@@ -1,4 +1,5 @@
 #include "protocol/workspace/git_info.hpp"
+#include "protocol/base/files.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,14 +14,6 @@
 namespace llmx {
 
 namespace {
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -70,13 +63,13 @@ std::optional<Repo> find_repo(std::string dir) {
       repo.git_dir = dot_git;
     } else if (is_file(dot_git)) {
       // Worktrees and submodules: `gitdir: <path>`, relative to the directory holding .git.
-      auto text = read_text(dot_git);
+      auto text = files::read(dot_git);
       std::string_view t = text ? trim(*text) : std::string_view();
       if (t.starts_with("gitdir:")) repo.git_dir = join(dir, trim(t.substr(7)));
     }
     if (!repo.git_dir.empty() && is_file(repo.git_dir + "/HEAD")) {
       repo.common_dir = repo.git_dir;
-      if (auto common = read_text(repo.git_dir + "/commondir"))
+      if (auto common = files::read(repo.git_dir + "/commondir"))
         repo.common_dir = join(repo.git_dir, trim(*common));
       return repo;
     }
@@ -89,14 +82,14 @@ std::optional<Repo> find_repo(std::string dir) {
 std::optional<std::string> resolve_ref(const Repo& repo, const std::string& ref, int depth = 0) {
   if (depth > 5) return std::nullopt;  // symbolic ref loop
   for (const auto* base : {&repo.git_dir, &repo.common_dir}) {
-    auto text = read_text(*base + "/" + ref);
+    auto text = files::read(*base + "/" + ref);
     if (!text) continue;
     std::string_view t = trim(*text);
     if (t.starts_with("ref:")) return resolve_ref(repo, std::string(trim(t.substr(4))), depth + 1);
     if (is_object_name(t)) return std::string(t);
   }
   // packed-refs: `<hash> <ref>` lines; `#` starts the header, `^` a peeled tag.
-  if (auto packed = read_text(repo.common_dir + "/packed-refs")) {
+  if (auto packed = files::read(repo.common_dir + "/packed-refs")) {
     std::istringstream lines(*packed);
     for (std::string line; std::getline(lines, line);) {
       if (line.empty() || line[0] == '#' || line[0] == '^') continue;
@@ -113,7 +106,7 @@ std::optional<std::string> resolve_ref(const Repo& repo, const std::string& ref,
 
 // The value of `url` in `[remote "origin"]` (or the old `[remote.origin]` spelling).
 std::optional<std::string> origin_url(const Repo& repo) {
-  auto config = read_text(repo.common_dir + "/config");
+  auto config = files::read(repo.common_dir + "/config");
   if (!config) return std::nullopt;
   std::istringstream lines(*config);
   bool in_origin = false;
@@ -155,7 +148,7 @@ std::optional<rollout::GitInfo> read_git_info(const std::string& cwd) {
   if (!repo) return std::nullopt;
   rollout::GitInfo info;
   std::string_view head;
-  auto head_text = read_text(repo->git_dir + "/HEAD");
+  auto head_text = files::read(repo->git_dir + "/HEAD");
   if (head_text) head = trim(*head_text);
   if (head.starts_with("ref:")) {
     std::string ref(trim(head.substr(4)));
