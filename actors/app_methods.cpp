@@ -25,11 +25,10 @@ std::optional<RpcError> bad_thread_id(const std::string& thread_id) {
 // A thread started or resumed through v2 streams to this session: the v1 event stream and the
 // P9 notifications (protocol.md §4.5: a listener is attached automatically).
 void attach(session_ptr self, const std::string& conv_id, const conversation_actor& conv) {
-  auto& st = self->state;
-  st.conversations[conv_id] = conv;
+  remember(self, conv_id, conv);
   subscribe(self, conv);
-  st.listeners[new_uuid_v4()] = Listener{conv_id, false};
-  st.v2_threads.try_emplace(conv_id);
+  self->state.listeners.add(conv_id, false);
+  self->state.v2_threads.try_emplace(conv_id);
 }
 
 void initialize(session_ptr self, v2::InitializeParams p, Reply<v2::InitializeResult> reply) {
@@ -129,7 +128,7 @@ void thread_archive(session_ptr self, v2::ThreadIdParams p, Reply<Empty> reply) 
   self->request(self->state.manager, caf::infinite, archive_atom::value, ThreadRef{llmx_home(), thread_id, {}})
       .then(
           [=](std::string&) {
-            forget_conversation(self, thread_id);
+            forget_conversation(self, thread_id, "was archived");
             reply(Empty{});
           },
           [=](caf::error& err) {

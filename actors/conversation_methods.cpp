@@ -23,7 +23,7 @@ void new_conversation(session_ptr self, api::NewConversationParams p, Reply<api:
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            self->state.conversations[sc.session_id] = conv;
+            remember(self, sc.session_id, conv);
             reply(api::NewConversationResult{sc.session_id, sc.model, sc.reasoning_effort, sc.rollout_path});
           },
           [=](caf::error& err) {
@@ -78,21 +78,14 @@ void add_listener(session_ptr self, api::AddConversationListenerParams p, Reply<
   bool raw = p.experimentalRawEvents.value_or(false);
   with_conversation(self, reply, conv_id, [=](conversation_actor conv) {
     subscribe(self, conv);
-    auto sub = new_uuid_v4();
-    self->state.listeners[sub] = Listener{conv_id, raw};
-    reply(api::AddConversationListenerResult{sub});
+    reply(api::AddConversationListenerResult{self->state.listeners.add(conv_id, raw)});
   });
 }
 
 void remove_listener(session_ptr self, api::RemoveConversationListenerParams p, Reply<Empty> reply) {
-  if (self->state.listeners.erase(p.subscriptionId) == 0)
+  if (!self->state.listeners.remove(p.subscriptionId))
     return reply(RpcError{rpc::kInvalidRequest, fmt::format("subscription not found: {}", p.subscriptionId)});
   reply(Empty{});
-}
-
-void add_line(std::string& lines, std::string line) {
-  if (!lines.empty()) lines.push_back('\n');
-  lines.append(line);
 }
 
 }  // namespace
@@ -109,17 +102,12 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     for (auto it = b; it != e; ++it) it->second(aborted->reason);
     st.interrupt_waiters.erase(b, e);
   }
-  bool any = false;
-  bool is_raw = ev.msg.is<RawResponseItemEvent>();
-  std::string line;  // encoded once, for however many listeners want it
-  for (const auto& [_, l] : st.listeners) {
-    if (l.conversation_id != conversation_id) continue;
-    any = true;
-    if (is_raw && !l.raw_events) continue;
-    if (line.empty())
-      line = st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
-                                 api::event_notification_params(ev, conversation_id));
-    add_line(lines, line);
+  auto interest = st.listeners.interest(conversation_id, ev.msg.is<RawResponseItemEvent>());
+  if (interest.copies > 0) {
+    // Encoded once, for however many listeners want it.
+    auto line = st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
+                                    api::event_notification_params(ev, conversation_id));
+    for (size_t i = 0; i < interest.copies; ++i) add_line(lines, line);
   }
   // v2 notifications follow the event they derive from (turn/completed is a turn's last line).
   if (auto t = st.v2_threads.find(conversation_id); t != st.v2_threads.end()) {
@@ -127,32 +115,10 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     t->second.translate(ev, notes);
     for (auto& n : notes) add_line(lines, st.rpc.notification(n.method, n.params));
   }
-  if (!any || skip_approvals) return;
+  if (!interest.any || skip_approvals) return;
   auto conv = st.conversations.find(conversation_id);
   if (conv == st.conversations.end()) return;
-  if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
-    api::ExecCommandApprovalParams p;
-    p.conversationId = conversation_id;
-    p.callId = ex->call_id;
-    p.command = ex->command;
-    p.cwd = ex->cwd;
-    p.reason = ex->reason;
-    p.risk = ex->risk;
-    p.parsedCmd = ex->parsed_cmd;
-    auto rid = st.next_request_id++;
-    st.approvals[rid] = SessionState::PendingApproval{conv->second, ex->call_id, false};
-    add_line(lines, st.rpc.request(rpc::Id::from_int(rid), "execCommandApproval", json::to_json(p)));
-  } else if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
-    api::ApplyPatchApprovalParams p;
-    p.conversationId = conversation_id;
-    p.callId = pa->call_id;
-    p.fileChanges = pa->changes;
-    p.reason = pa->reason;
-    p.grantRoot = pa->grant_root;
-    auto rid = st.next_request_id++;
-    st.approvals[rid] = SessionState::PendingApproval{conv->second, pa->call_id, true};
-    add_line(lines, st.rpc.request(rpc::Id::from_int(rid), "applyPatchApproval", json::to_json(p)));
-  }
+  if (auto ask = approval_ask(ev, conversation_id, nullptr)) ask_approval(self, conv->second, *ask, lines);
 }
 
 void bind_conversation_methods(Methods& t) {

@@ -21,16 +21,11 @@ void answer(const McpResult& reply, std::string json) { reply(RawJson{std::move(
 
 void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
-  ActiveCall call{id, sub_id, conv, std::move(progress)};
-  auto starting = self->state.starting.find(id.json);
-  if (starting != self->state.starting.end()) {
-    call.cancelled = starting->second;  // cancelled before its conversation was ready
-    self->state.starting.erase(starting);
-  }
-  self->state.calls[conv_id] = call;
-  self->state.conversations[conv_id] = conv;
+  const auto& call = self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress));
+  remember(self, conv_id, conv);
   subscribe(self, conv);
   caf::anon_send(conv, submit_atom::value, Submission{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}});
+  // Cancelled before its conversation was ready: interrupted as soon as it starts.
   if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
 }
 
@@ -56,7 +51,7 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const McpRes
   cfg.session_source = "mcp";
   auto progress = progress_token(params);
   auto id = reply.id();
-  self->state.starting.emplace(id.json, false);
+  self->state.tool_calls.starting(id);
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
@@ -65,7 +60,7 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const McpRes
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
           [=](caf::error& err) {
-            self->state.starting.erase(id.json);
+            self->state.tool_calls.abandon(id);
             answer(reply, mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
           });
 }
@@ -82,21 +77,21 @@ void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const McpRe
   }
   if (!is_uuid(args.conversationId))
     return answer(reply, mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
-  if (auto it = self->state.calls.find(args.conversationId); it != self->state.calls.end())
+  if (auto* running = self->state.tool_calls.running(args.conversationId))
     return answer(reply, mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait "
                                                      "for it to finish or cancel it first.",
-                                                     args.conversationId, it->second.request_id.json)));
+                                                     args.conversationId, running->request_id.json)));
   auto progress = progress_token(params);
   auto id = reply.id();
   auto conv_id = args.conversationId;
-  self->state.starting.emplace(id.json, false);
+  self->state.tool_calls.starting(id);
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
       .then(
           [=](conversation_actor conv) {
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
           [=](caf::error&) {
-            self->state.starting.erase(id.json);
+            self->state.tool_calls.abandon(id);
             answer(reply, mcp::tool_error("Session not found for conversation_id: " + conv_id));
           });
 }
@@ -148,17 +143,8 @@ struct CancelledParams {
 };
 
 void cancelled(session_ptr self, CancelledParams p) {
-  const auto& rid_json = p.requestId.text;
-  if (auto it = self->state.starting.find(rid_json); it != self->state.starting.end()) {
-    it->second = true;
-    return;
-  }
-  for (auto& [conv_id, call] : self->state.calls) {
-    if (call.request_id.json != rid_json || call.cancelled) continue;
-    call.cancelled = true;
-    caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
-    return;
-  }
+  if (auto call = self->state.tool_calls.cancel(p.requestId.text))
+    caf::anon_send(call->conversation, submit_atom::value, Submission{call->sub_id, InterruptOp{}});
 }
 
 }  // namespace

@@ -34,96 +34,49 @@ void finish(session_ptr self) {
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
 
-void call_ended(session_ptr self, const std::string& conversation_id) { self->state.calls.erase(conversation_id); }
-
 // Handles one event of a tools/call in flight; returns whether it was that call's event (its
 // approvals are then asked through elicitation, not the v1 listener requests).
-bool on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
+bool on_call_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
   auto& st = self->state;
-  auto it = st.calls.find(conversation_id);
-  if (it == st.calls.end()) return false;
-  auto& call = it->second;
-  if (ev.id != call.sub_id) return false;
-  auto add = [&](std::string line) {
-    if (!lines.empty()) lines.push_back('\n');
-    lines.append(line);
-  };
-  if (!call.cancelled) {
-    add(st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
+  auto step = st.tool_calls.on_event(conversation_id, ev);
+  if (!step) return false;
+  const auto& call = step->call;
+  if (step->forward) {
+    add_line(lines, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
     if (call.progress_token)
-      add(st.rpc.notification("notifications/progress", mcp::progress_params(*call.progress_token, ++call.progress, ev)));
+      add_line(lines, st.rpc.notification("notifications/progress",
+                                          mcp::progress_params(*call.progress_token, call.progress, ev)));
   }
+  if (step->ask_approval)
+    if (auto ask = approval_ask(ev, conversation_id, &call.request_id))
+      ask_approval(self, call.conversation, *ask, lines);
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
-  auto reply_now = [&](std::string_view result) {
-    add(st.rpc.result(call.request_id, result));
-  };
-  const auto& ce_id = conversation_id;
-  if (!call.cancelled) {
-    std::optional<std::string> params;
-    std::string approval_call_id;
-    bool is_patch = false;
-    if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
-      params = mcp::exec_elicitation_params(*ex, call.request_id, ev.id, sandbox::shell_join(ex->command));
-      approval_call_id = ex->call_id;
-    } else if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
-      params = mcp::patch_elicitation_params(*pa, call.request_id, ev.id);
-      approval_call_id = pa->call_id;
-      is_patch = true;
-    }
-    if (params) {
-      auto rid = st.next_request_id++;
-      st.approvals[rid] = SessionState::PendingApproval{call.conversation, approval_call_id, is_patch};
-      add(st.rpc.request(rpc::Id::from_int(rid), "elicitation/create", *params));
-    }
-  }
-  if (auto* err = ev.msg.get_if<ErrorEvent>()) {
-    if (!call.answered && !call.cancelled) reply_now(mcp::tool_result(ce_id, err->message, true));
-    call.answered = true;
-  } else if (auto* done = ev.msg.get_if<TaskCompleteEvent>()) {
-    if (!call.answered && !call.cancelled)
-      reply_now(mcp::tool_result(ce_id, done->last_agent_message.value_or(""), false));
-    call_ended(self, ce_id);
-    return true;
-  } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
-    // A cancelled request gets no reply at all (MCP cancellation rules, P6).
-    if (!call.answered && !call.cancelled)
-      reply_now(mcp::tool_result(ce_id, "Turn aborted: " + std::string(enum_name(aborted->reason)), true));
-    call_ended(self, ce_id);
-    return true;
-  }
+  if (step->result)
+    add_line(lines, st.rpc.result(call.request_id, mcp::tool_result(conversation_id, *step->result,
+                                                                      step->result_is_error)));
   return true;
 }
 
 void on_events(session_ptr self, ConversationEvents& batch) {
   std::string lines;
   for (const auto& ev : batch.events) {
-    bool by_call = on_event(self, batch.conversation_id, ev, lines);
+    bool by_call = on_call_event(self, batch.conversation_id, ev, lines);
     forward_to_listeners(self, batch.conversation_id, ev, by_call, lines);
     note_rate_limits(self, ev, lines);
   }
   if (!lines.empty()) write(self, std::move(lines));
   // After eof, the last call's final lines are queued before the writer is told to stop.
-  if (self->state.shutting_down && self->state.calls.empty()) finish(self);
+  if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);
 }
 
 // The client's answer to one of our elicitation/create requests. An error reply counts as
 // denied (DECISIONS P3) so the turn never waits on it.
 void on_client_reply(session_ptr self, const rpc::Incoming& in) {
-  auto& st = self->state;
-  std::optional<int64_t> id;
-  try {
-    json::Parser p;
-    auto e = p.parse(in.id.json);
-    if (e.is_int64()) id = e.get_int64().value_unsafe();
-  } catch (const json::DecodeError&) {
-  }
-  auto it = id ? st.approvals.find(*id) : st.approvals.end();
-  if (it == st.approvals.end()) {
+  auto pending = self->state.outgoing.take(in.id);
+  if (!pending) {
     log::warn("reply to unknown request id {} ignored", in.id.json);
     return;
   }
-  auto pending = it->second;
-  st.approvals.erase(it);
   ReviewDecision decision = ReviewDecision::denied;
   if (in.kind == rpc::Incoming::Kind::response && in.result) {
     auto reply = mcp::read_elicitation_reply(*in.result);
@@ -132,8 +85,9 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
     else if (reply.decision)
       decision = sandbox::parse_decision(*reply.decision);
   }
-  Op op = pending.is_patch ? Op{PatchApprovalOp{pending.call_id, decision}} : Op{ExecApprovalOp{pending.call_id, decision}};
-  caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
+  Op op = pending->is_patch ? Op{PatchApprovalOp{pending->call_id, decision}}
+                            : Op{ExecApprovalOp{pending->call_id, decision}};
+  caf::anon_send(pending->conversation, submit_atom::value, Submission{"", std::move(op)});
 }
 
 const Methods& methods_of(session_ptr self) {
@@ -146,6 +100,22 @@ void on_request(session_ptr self, const rpc::Incoming& in) {
     return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"));
   if (!methods_of(self).call(self, in, st.responder))
     write(self, st.rpc.error(in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", in.method)));
+}
+
+// What waited on a conversation that ended without finishing its turn: a tools/call gets an
+// error result, a parked interrupt its answer.
+void conversation_ended(session_ptr self, const std::string& conversation_id) {
+  auto& st = self->state;
+  std::string lines;
+  if (auto call = st.tool_calls.drop(conversation_id); call && !call->answered && !call->cancelled)
+    add_line(lines, st.rpc.result(call->request_id,
+                                  mcp::tool_result(conversation_id, "The conversation ended before its turn completed.",
+                                                   true)));
+  if (!lines.empty()) write(self, std::move(lines));
+  auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
+  for (auto it = b; it != e; ++it) it->second(TurnAbortReason::interrupted);
+  st.interrupt_waiters.erase(b, e);
+  if (st.shutting_down && st.tool_calls.empty()) finish(self);
 }
 
 session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor flavor, line_writer_actor writer,
@@ -164,6 +134,18 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
     write(self, self->state.rpc.error(id, err.code, err.message));
   };
   self->state.responder = std::move(responder);
+  // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
+  // it get a clear error from now on instead of going to a dead actor.
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& known = self->state.conversations;
+    for (auto it = known.begin(); it != known.end(); ++it)
+      if (it->second.address() == dm.source) {
+        auto id = it->first;
+        conversation_ended(self, id);
+        forget_conversation(self, id, self->state.gone.count(id) ? self->state.gone[id] : "has ended");
+        return;
+      }
+  });
   return {
       [=](line_atom, std::string& line) {
         rpc::Incoming in;
@@ -192,11 +174,9 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       [=](eof_atom) {
         auto& st = self->state;
         st.shutting_down = true;
-        if (st.calls.empty()) return finish(self);
-        for (auto& [_, call] : st.calls) {
-          call.cancelled = true;
+        if (st.tool_calls.empty()) return finish(self);
+        for (const auto& call : st.tool_calls.cancel_all())
           caf::anon_send(call.conversation, submit_atom::value, Submission{call.sub_id, InterruptOp{}});
-        }
         self->delayed_send(self, std::chrono::seconds(5), shutdown_atom::value);
       },
       [=](shutdown_atom) { finish(self); },
@@ -214,12 +194,32 @@ Config resolve_config(session_ptr self, const ConfigOverrides& request_overrides
 
 Config resolve_config(session_ptr self) { return load_config(self->state.options.base_overrides); }
 
-void forget_conversation(session_ptr self, const std::string& conversation_id) {
+void remember(session_ptr self, const std::string& conversation_id, const conversation_actor& conv) {
+  auto& st = self->state;
+  st.gone.erase(conversation_id);  // resumed (or unarchived and resumed) after it went away
+  auto [it, fresh] = st.conversations.try_emplace(conversation_id, conv);
+  if (!fresh && it->second == conv) return;
+  it->second = conv;
+  self->monitor(conv);
+}
+
+void forget_conversation(session_ptr self, const std::string& conversation_id, std::string why) {
   auto& st = self->state;
   st.conversations.erase(conversation_id);
   st.v2_threads.erase(conversation_id);
-  for (auto it = st.listeners.begin(); it != st.listeners.end();)
-    it = it->second.conversation_id == conversation_id ? st.listeners.erase(it) : std::next(it);
+  st.listeners.forget(conversation_id);
+  st.gone[conversation_id] = std::move(why);
+}
+
+void ask_approval(session_ptr self, const conversation_actor& conv, const ApprovalAsk& ask, std::string& lines) {
+  auto& st = self->state;
+  auto id = st.outgoing.add(PendingApproval{conv, ask.call_id, ask.is_patch});
+  add_line(lines, st.rpc.request(id, ask.method, ask.params));
+}
+
+void add_line(std::string& lines, std::string_view line) {
+  if (!lines.empty()) lines.push_back('\n');
+  lines.append(line);
 }
 
 const Methods& mcp_server_methods() {

@@ -11,6 +11,9 @@
 #include <string>
 
 #include "actors/actors.hpp"
+#include "actors/listeners.hpp"
+#include "actors/outgoing_requests.hpp"
+#include "actors/tool_calls.hpp"
 #include "actors/session.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
@@ -18,23 +21,6 @@
 #include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::session_detail {
-
-// One tools/call in flight.
-struct ActiveCall {
-  rpc::Id request_id;
-  std::string sub_id;
-  conversation_actor conversation;
-  std::optional<RawJson> progress_token;
-  uint64_t progress = 0;
-  bool answered = false;
-  bool cancelled = false;
-};
-
-// A v1 `addConversationListener` subscription.
-struct Listener {
-  std::string conversation_id;
-  bool raw_events = false;
-};
 
 struct SessionState {
   SessionState() = default;
@@ -48,20 +34,15 @@ struct SessionState {
   json::Parser parser;
   bool initialized = false;
   std::string client_suffix;
-  std::map<std::string, ActiveCall> calls;  // by conversation id
-  // tools/call requests whose conversation is still being created or looked up, by id JSON;
-  // true once a notifications/cancelled arrived for it.
-  std::map<std::string, bool> starting;
-  // elicitation/create requests we sent, by their id: where the answer goes.
-  struct PendingApproval {
-    conversation_actor conversation;
-    std::string call_id;
-    bool is_patch = false;
-  };
-  std::map<int64_t, PendingApproval> approvals;
-  // Conversations this session knows (created or resumed here, or looked up), by id.
+  ToolCalls tool_calls;        // the MCP server's tools/call in flight
+  Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
+  OutgoingRequests outgoing;   // approvals we asked the client, by request id
+  // Conversations this session knows (created or resumed here, or looked up), by id; each is
+  // monitored, and leaves this table when it ends.
   std::map<std::string, conversation_actor> conversations;
-  std::map<std::string, Listener> listeners;  // by subscription id
+  // Conversations that ended while this session knew them, and why ("was archived", "has
+  // ended"): a later request to one gets that as its error.
+  std::map<std::string, std::string> gone;
   // Parked interruptConversation / turn/interrupt requests, answered at the next turn_aborted.
   std::multimap<std::string, std::function<void(TurnAbortReason)>> interrupt_waiters;  // by conversation id
   // The last rate limits a token_count event carried (account/rateLimits/read).
@@ -70,7 +51,6 @@ struct SessionState {
   // Threads started or resumed through v2 here: their P9 notifications are derived per thread.
   std::map<std::string, v2::EventTranslator> v2_threads;
   rpc::ResponderPtr responder;  // how method answers reach the writer
-  int64_t next_request_id = 0;
   bool shutting_down = false;
   bool finished = false;
   static inline const char* name = "llmx.session";
@@ -108,8 +88,12 @@ std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply) {
   }
 }
 
+// Adds a conversation to this session's table and monitors it (see `gone`).
+void remember(session_ptr self, const std::string& conversation_id, const conversation_actor& conv);
+
 // Runs `fn` with the conversation's handle, from this session's table or the manager; answers
-// `-32600 conversation not found: <id>` otherwise.
+// `-32600 conversation <id> was archived / has ended` for one that went away while this session
+// knew it, `-32600 conversation not found: <id>` for one nobody knows.
 template <class R, class F>
 void with_conversation(session_ptr self, const Reply<R>& reply, const std::string& conversation_id, F fn) {
   auto& known = self->state.conversations;
@@ -117,16 +101,26 @@ void with_conversation(session_ptr self, const Reply<R>& reply, const std::strin
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conversation_id)
       .then(
           [=](conversation_actor conv) {
-            self->state.conversations[conversation_id] = conv;
+            remember(self, conversation_id, conv);
             fn(conv);
           },
           [=](caf::error&) {
+            auto gone = self->state.gone.find(conversation_id);
+            if (gone != self->state.gone.end())
+              return reply(RpcError{rpc::kInvalidRequest, fmt::format("conversation {} {}", conversation_id, gone->second)});
             reply(RpcError{rpc::kInvalidRequest, fmt::format("conversation not found: {}", conversation_id)});
           });
 }
 
-// Drops what this session knows of a conversation (archived, or ended).
-void forget_conversation(session_ptr self, const std::string& conversation_id);
+// Drops what this session knows of a conversation; `why` ("was archived", "has ended") answers
+// later requests to it.
+void forget_conversation(session_ptr self, const std::string& conversation_id, std::string why);
+
+// Asks the client about an approval event (approval_ask) and remembers where the answer goes.
+void ask_approval(session_ptr self, const conversation_actor& conv, const ApprovalAsk& ask, std::string& lines);
+
+// Appends one line to a batch of lines written together.
+void add_line(std::string& lines, std::string_view line);
 
 // Subscribes this session to a conversation (the conversation ignores a second subscription
 // from the same sink, DECISIONS P7).

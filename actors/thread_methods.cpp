@@ -72,7 +72,7 @@ void resume_conversation(session_ptr self, api::ResumeConversationParams p, Repl
   self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            self->state.conversations[sc.session_id] = conv;
+            remember(self, sc.session_id, conv);
             api::SessionConfiguredNotification n;
             n.sessionId = sc.session_id;
             n.model = sc.model;
@@ -93,7 +93,7 @@ void archive_conversation(session_ptr self, api::ArchiveConversationParams p, Re
   self->request(self->state.manager, caf::infinite, archive_atom::value, std::move(ref))
       .then(
           [=](std::string&) {
-            forget_conversation(self, conv_id);
+            forget_conversation(self, conv_id, "was archived");
             reply(Empty{});
           },
           [=](caf::error& err) { reply(store_error(err, rpc::kInvalidRequest, "failed to archive conversation")); });

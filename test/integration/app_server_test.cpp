@@ -226,3 +226,60 @@ TEST_CASE("mcp-server serves the v1 conversation methods too (P1), with jsonrpc 
   CHECK(done.str("/jsonrpc") == "2.0");
   CHECK(contains(f.mock.requests_json(), R"("model":"m1")"));
 }
+
+TEST_CASE("app-server: a request to an archived conversation gets a clear error, never {}") {
+  AppServer s;
+  s.initialize();
+  auto thread = s.start_thread();
+  auto archived = s.c.wait_for_response(s.c.request("thread/archive", R"({"threadId":")" + thread + R"("})"));
+  REQUIRE(archived.text("/result") == "{}");
+  auto expected = "conversation " + thread + " was archived";
+  auto turn = s.c.wait_for_response(
+      s.c.request("turn/start", R"({"threadId":")" + thread + R"(","input":[{"type":"text","text":"hi"}]})"));
+  INFO(turn.line());
+  REQUIRE(turn.is_error());
+  CHECK(turn.integer("/error/code") == -32600);
+  CHECK(turn.str("/error/message") == expected);
+  for (const char* method : {"sendUserMessage", "interruptConversation", "addConversationListener"}) {
+    std::string params = std::string(R"({"conversationId":")") + thread + R"(")" +
+                         (std::string(method) == "sendUserMessage" ? R"(,"items":[{"type":"text","data":{"text":"x"}}]})"
+                                                                   : "}");
+    auto r = s.c.wait_for_response(s.c.request(method, params));
+    INFO(method << ": " << r.line());
+    REQUIRE(r.is_error());
+    CHECK(r.str("/error/message") == expected);
+  }
+  // Unarchived and resumed, it is a live conversation again.
+  auto back = s.c.wait_for_response(s.c.request("unarchiveConversation", R"({"conversationId":")" + thread + R"("})"));
+  REQUIRE_FALSE(back.is_error());
+  auto resumed = s.c.wait_for_response(s.c.request("thread/resume", R"({"threadId":")" + thread + R"("})"));
+  REQUIRE_FALSE(resumed.is_error());
+  auto again = s.c.wait_for_response(
+      s.c.request("turn/start", R"({"threadId":")" + thread + R"(","input":[{"type":"text","text":"hi"}]})"));
+  INFO(again.line());
+  CHECK_FALSE(again.is_error());
+  s.c.wait_for([](const Message& m) { return is_method(m, "turn/completed"); }, "turn/completed");
+}
+
+TEST_CASE("app-server v1: sendUserMessage to a conversation archived with archiveConversation is an error") {
+  AppServer s;
+  s.initialize();
+  auto conv = s.c.wait_for_response(s.c.request("newConversation", R"({"cwd":")" + s.work.path() + R"("})"));
+  REQUIRE_FALSE(conv.is_error());
+  auto id = conv.str("/result/conversationId");
+  auto listener = s.c.wait_for_response(s.c.request("addConversationListener", R"({"conversationId":")" + id + R"("})"));
+  REQUIRE_FALSE(listener.is_error());
+  auto archived = s.c.wait_for_response(s.c.request(
+      "archiveConversation", R"({"conversationId":")" + id + R"(","rolloutPath":")" + conv.str("/result/rolloutPath") + R"("})"));
+  INFO(archived.line());
+  REQUIRE_FALSE(archived.is_error());
+  auto sent = s.c.wait_for_response(
+      s.c.request("sendUserMessage", R"({"conversationId":")" + id + R"(","items":[{"type":"text","data":{"text":"x"}}]})"));
+  INFO(sent.line());
+  REQUIRE(sent.is_error());
+  CHECK(sent.str("/error/message") == "conversation " + id + " was archived");
+  // Its listener went with it.
+  auto removed = s.c.wait_for_response(s.c.request(
+      "removeConversationListener", R"({"subscriptionId":")" + listener.str("/result/subscriptionId") + R"("})"));
+  CHECK(removed.is_error());
+}

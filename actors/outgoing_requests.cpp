@@ -1,0 +1,62 @@
+#include "actors/outgoing_requests.hpp"
+
+#include <charconv>
+
+#include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/conversation_api.hpp"
+#include "protocol/rpc/mcp.hpp"
+#include "sandbox/parse_command.hpp"
+
+namespace llmx {
+
+std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
+                                        const rpc::Id* tool_call) {
+  if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+    if (tool_call)
+      return ApprovalAsk{"elicitation/create",
+                         mcp::exec_elicitation_params(*ex, *tool_call, ev.id, sandbox::shell_join(ex->command)),
+                         ex->call_id, false};
+    api::ExecCommandApprovalParams p;
+    p.conversationId = conversation_id;
+    p.callId = ex->call_id;
+    p.command = ex->command;
+    p.cwd = ex->cwd;
+    p.reason = ex->reason;
+    p.risk = ex->risk;
+    p.parsedCmd = ex->parsed_cmd;
+    return ApprovalAsk{"execCommandApproval", json::to_json(p), ex->call_id, false};
+  }
+  if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+    if (tool_call)
+      return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tool_call, ev.id), pa->call_id,
+                         true};
+    api::ApplyPatchApprovalParams p;
+    p.conversationId = conversation_id;
+    p.callId = pa->call_id;
+    p.fileChanges = pa->changes;
+    p.reason = pa->reason;
+    p.grantRoot = pa->grant_root;
+    return ApprovalAsk{"applyPatchApproval", json::to_json(p), pa->call_id, true};
+  }
+  return std::nullopt;
+}
+
+rpc::Id OutgoingRequests::add(PendingApproval pending) {
+  auto id = next_++;
+  pending_[id] = std::move(pending);
+  return rpc::Id::from_int(id);
+}
+
+std::optional<PendingApproval> OutgoingRequests::take(const rpc::Id& reply_id) {
+  const auto& text = reply_id.json;
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return std::nullopt;
+  auto pending = std::move(it->second);
+  pending_.erase(it);
+  return pending;
+}
+
+}  // namespace llmx

@@ -1,0 +1,50 @@
+// Requests this session sends its client (approvals), written in one place for every server: an
+// approval event becomes elicitation/create for an MCP tool call, execCommandApproval or
+// applyPatchApproval for a v1 listener; the pending table routes the client's answer back to
+// the conversation that asked.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "actors/actors.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
+
+namespace llmx {
+
+// The request that asks the client about one approval event.
+struct ApprovalAsk {
+  std::string method;
+  std::string params;  // JSON
+  std::string call_id;
+  bool is_patch = false;
+};
+
+// nullopt unless `ev` asks for an approval. `tool_call`: the tools/call the event belongs to
+// (elicitation/create, tagged with that call); nullptr for a v1 listener.
+std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
+                                        const rpc::Id* tool_call);
+
+// Where the client's answer to one of our requests goes.
+struct PendingApproval {
+  conversation_actor conversation;
+  std::string call_id;
+  bool is_patch = false;
+};
+
+class OutgoingRequests {
+ public:
+  // Remembers a request; returns the id to send it with.
+  rpc::Id add(PendingApproval pending);
+  // The request a reply answers (its id as JSON); nullopt for an id we never sent or answered.
+  std::optional<PendingApproval> take(const rpc::Id& reply_id);
+  size_t size() const { return pending_.size(); }
+
+ private:
+  int64_t next_ = 0;
+  std::map<int64_t, PendingApproval> pending_;
+};
+
+}  // namespace llmx

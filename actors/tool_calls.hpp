@@ -1,0 +1,66 @@
+// The MCP server's tools/call bookkeeping, as plain code: calls whose conversation is still
+// being created, calls running a turn, cancellation (notifications/cancelled, eof), and what each
+// event of a call means for the client (DECISIONS P4-P6). The session actor only encodes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/actors.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
+
+namespace llmx {
+
+// One tools/call in flight.
+struct ToolCall {
+  rpc::Id request_id;
+  std::string conversation_id;
+  std::string sub_id;
+  conversation_actor conversation;
+  std::optional<RawJson> progress_token;
+  uint64_t progress = 0;
+  bool answered = false;   // its result went out (an error event answers before the turn ends)
+  bool cancelled = false;  // the client cancelled it: nothing more goes out for it (P6)
+};
+
+// What one event of a call means for the client, in this order: the `llmx/event` notification
+// (and a progress notification), an approval to ask through elicitation, the final result.
+struct CallStep {
+  ToolCall call;                      // the call as it is after this event
+  bool forward = false;               // send llmx/event (and progress, when the call has a token)
+  bool ask_approval = false;          // the event asks for an approval
+  std::optional<std::string> result;  // the tools/call result text...
+  bool result_is_error = false;       // ...and whether it is an error result
+  bool ended = false;                 // the call is over and forgotten
+};
+
+class ToolCalls {
+ public:
+  // A tools/call whose conversation is being created or looked up.
+  void starting(const rpc::Id& id);
+  // Its conversation could not be had: forget it.
+  void abandon(const rpc::Id& id);
+  // Its conversation is ready: the call runs (cancelled already, when a cancel came first).
+  const ToolCall& start(const rpc::Id& id, const std::string& conversation_id, conversation_actor conversation,
+                        std::string sub_id, std::optional<RawJson> progress_token);
+  // notifications/cancelled for a request: a running call to interrupt, once; a starting one is
+  // marked so it is interrupted as soon as it starts.
+  std::optional<ToolCall> cancel(const std::string& request_id_json);
+  // eof: every running call is cancelled; returns those to interrupt.
+  std::vector<ToolCall> cancel_all();
+  // The conversation of a call ended (its actor is gone): the call, forgotten.
+  std::optional<ToolCall> drop(const std::string& conversation_id);
+  // The call running in a conversation.
+  const ToolCall* running(const std::string& conversation_id) const;
+  // One event of a conversation; nullopt when no call of ours owns it.
+  std::optional<CallStep> on_event(const std::string& conversation_id, const Event& ev);
+  bool empty() const { return calls_.empty(); }
+
+ private:
+  std::map<std::string, ToolCall> calls_;  // by conversation id
+  std::map<std::string, bool> starting_;   // by request id JSON: cancelled before it started
+};
+
+}  // namespace llmx

@@ -1,0 +1,139 @@
+// The session's plain parts, without an actor system: tools/call bookkeeping (ToolCalls),
+// listeners (Listeners), and the requests we send the client (approval_ask, OutgoingRequests).
+#include <doctest/doctest.h>
+
+#include "actors/listeners.hpp"
+#include "actors/outgoing_requests.hpp"
+#include "actors/tool_calls.hpp"
+
+using namespace llmx;
+
+namespace {
+
+rpc::Id id(int64_t n) { return rpc::Id::from_int(n); }
+Event ev(std::string sub, EventMsg msg) { return Event{std::move(sub), std::move(msg)}; }
+ExecApprovalRequestEvent exec_ask() {
+  ExecApprovalRequestEvent e;
+  e.call_id = "call-1";
+  e.command = {"touch", "a b"};
+  e.cwd = "/w";
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("tool calls: a call's events become notifications, approvals and one final result") {
+  ToolCalls calls;
+  calls.starting(id(7));
+  auto& call = calls.start(id(7), "c1", {}, "7", RawJson{"\"tok\""});
+  CHECK_FALSE(call.cancelled);
+  REQUIRE(calls.running("c1"));
+  CHECK_FALSE(calls.on_event("c1", ev("other-sub", AgentMessageDeltaEvent{"x"})));  // not this call's
+  CHECK_FALSE(calls.on_event("c2", ev("7", AgentMessageDeltaEvent{"x"})));
+
+  auto delta = calls.on_event("c1", ev("7", AgentMessageDeltaEvent{"x"}));
+  REQUIRE(delta);
+  CHECK(delta->forward);
+  CHECK(delta->call.progress == 1);
+  CHECK_FALSE(delta->ask_approval);
+  CHECK_FALSE(delta->result);
+
+  auto ask = calls.on_event("c1", ev("7", exec_ask()));
+  REQUIRE(ask);
+  CHECK(ask->ask_approval);
+  CHECK(ask->call.progress == 2);
+
+  auto err = calls.on_event("c1", ev("7", ErrorEvent{"boom"}));  // answers at once...
+  REQUIRE(err);
+  CHECK(err->result == "boom");
+  CHECK(err->result_is_error);
+  CHECK_FALSE(err->ended);
+  auto done = calls.on_event("c1", ev("7", TaskCompleteEvent{std::string("late")}));  // ...and only once
+  REQUIRE(done);
+  CHECK_FALSE(done->result);
+  CHECK(done->ended);
+  CHECK(calls.empty());
+}
+
+TEST_CASE("tool calls: cancelled before or while running, a call says nothing more and is interrupted once") {
+  ToolCalls calls;
+  calls.starting(id(1));
+  CHECK_FALSE(calls.cancel("1"));  // still starting: nothing to interrupt yet
+  CHECK(calls.start(id(1), "c1", {}, "1", std::nullopt).cancelled);
+
+  calls.starting(id(2));
+  calls.start(id(2), "c2", {}, "2", std::nullopt);
+  auto interrupt = calls.cancel("2");
+  REQUIRE(interrupt);
+  CHECK(interrupt->sub_id == "2");
+  CHECK_FALSE(calls.cancel("2"));  // once
+  auto aborted = calls.on_event("c2", ev("2", TurnAbortedEvent{TurnAbortReason::interrupted}));
+  REQUIRE(aborted);
+  CHECK_FALSE(aborted->forward);
+  CHECK_FALSE(aborted->result);  // a cancelled request gets no reply (P6)
+  CHECK(aborted->ended);
+
+  CHECK(calls.cancel_all().size() == 1);  // c1 still runs
+  calls.starting(id(3));
+  calls.abandon(id(3));
+  CHECK_FALSE(calls.cancel("3"));
+  auto dropped = calls.drop("c1");
+  REQUIRE(dropped);
+  CHECK(dropped->cancelled);
+  CHECK(calls.empty());
+}
+
+TEST_CASE("listeners: indexed by conversation, raw events only where asked for, forgotten with it") {
+  Listeners l;
+  auto a = l.add("c1", false);
+  auto b = l.add("c1", true);
+  l.add("c2", false);
+  CHECK(a != b);
+  CHECK(l.interest("c1", false).copies == 2);
+  CHECK(l.interest("c1", true).copies == 1);
+  CHECK(l.interest("c1", true).any);
+  CHECK_FALSE(l.interest("c3", false).any);
+  CHECK(l.remove(b));
+  CHECK_FALSE(l.remove(b));
+  CHECK(l.interest("c1", true).copies == 0);
+  CHECK(l.interest("c1", true).any);  // still listened to: its approvals are asked
+  l.forget("c1");
+  CHECK_FALSE(l.interest("c1", false).any);
+  CHECK_FALSE(l.remove(a));
+  CHECK(l.interest("c2", false).copies == 1);
+}
+
+TEST_CASE("outgoing requests: one approval event, the right request per route; answers routed once") {
+  auto event = ev("sub", exec_ask());
+  auto v1 = approval_ask(event, "conv", nullptr);
+  REQUIRE(v1);
+  CHECK(v1->method == "execCommandApproval");
+  CHECK(v1->call_id == "call-1");
+  CHECK(v1->params.find(R"("conversationId":"conv")") != std::string::npos);
+  auto tool = id(42);
+  auto mcp = approval_ask(event, "conv", &tool);
+  REQUIRE(mcp);
+  CHECK(mcp->method == "elicitation/create");
+  CHECK(mcp->params.find("touch 'a b'") != std::string::npos);
+  ApplyPatchApprovalRequestEvent patch;
+  patch.call_id = "p";
+  auto p = approval_ask(ev("s", patch), "conv", nullptr);
+  REQUIRE(p);
+  CHECK(p->method == "applyPatchApproval");
+  CHECK(p->is_patch);
+  CHECK_FALSE(approval_ask(ev("s", AgentMessageEvent{"hi"}), "conv", nullptr));
+
+  OutgoingRequests out;
+  auto first = out.add(PendingApproval{{}, "call-1", false});
+  auto second = out.add(PendingApproval{{}, "p", true});
+  CHECK(first.json == "0");
+  CHECK(second.json == "1");
+  CHECK_FALSE(out.take(rpc::Id{"\"1\""}));  // a string id we never sent
+  CHECK_FALSE(out.take(rpc::Id{"1.0"}));
+  auto got = out.take(second);
+  REQUIRE(got);
+  CHECK(got->call_id == "p");
+  CHECK(got->is_patch);
+  CHECK_FALSE(out.take(second));  // answered once
+  CHECK(out.size() == 1);
+}
