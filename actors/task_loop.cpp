@@ -1,0 +1,250 @@
+#include "actors/task_loop.hpp"
+
+#include <fmt/format.h>
+
+#include "actors/compaction.hpp"
+#include "protocol/base/ids.hpp"
+#include "protocol/model/environment_context.hpp"
+#include "protocol/model/tools.hpp"
+#include "protocol/store/rollout.hpp"
+
+namespace llmx {
+
+TaskLoop::TaskLoop(TaskSpec spec, ToolContext tools)
+    : spec_(std::move(spec)), tools_(std::move(tools)), logic_(spec_.conversation_id, spec_.sub_id) {
+  history_ = std::move(spec_.history);
+}
+
+void TaskLoop::emit_all(Steps& out, std::vector<EventMsg>& msgs) {
+  for (auto& m : msgs) emit(out, std::move(m));
+  msgs.clear();
+}
+
+void TaskLoop::record(Steps& out, std::vector<ResponseItem> items) {
+  if (items.empty()) return;
+  for (const auto& it : items) {
+    history_.push_back(it);
+    emit(out, RawResponseItemEvent{it});
+  }
+  out.push_back(Record{std::move(items)});
+}
+
+void TaskLoop::finish(Steps& out, bool aborted) {
+  if (done_) return;
+  done_ = true;
+  if (aborted)
+    emit(out, TurnAbortedEvent{TurnAbortReason::interrupted});
+  else if (spec_.compact_only)
+    emit(out, TaskCompleteEvent{});
+  else
+    emit(out, TaskCompleteEvent{logic_.last_agent_message()});
+  out.push_back(Finish{aborted});
+}
+
+void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<ToolSpec> tools) {
+  ModelRequest req;
+  req.seq = ++seq_;
+  req.prompt = base_prompt(spec_.config, spec_.conversation_id);
+  req.prompt.input = std::move(input);
+  req.prompt.tools = std::move(tools);
+  req.provider = spec_.config.provider;
+  req.call_id_prefix = fmt::format("call_{}_{}", spec_.sub_id, seq_);
+  req.user_agent = user_agent();
+  out.push_back(Request{std::move(req)});
+}
+
+void TaskLoop::send_request(Steps& out) { request(out, history_, tools::default_tools()); }
+
+void TaskLoop::start(Steps& out) {
+  emit(out, TaskStartedEvent{spec_.config.model_context_window});
+  if (spec_.compact_only) return start_compaction(out);
+  std::vector<EventMsg> events;
+  auto item = logic_.user_input(spec_.input, events);
+  record(out, {std::move(item)});
+  emit_all(out, events);
+  send_request(out);
+}
+
+// --- compaction (engine.md §1.12, E14) -------------------------------------------------------
+
+void TaskLoop::start_compaction(Steps& out) {
+  compact_history_ = history_;
+  compact_dropped_ = 0;
+  send_compaction_request(out);
+}
+
+// The history plus the compaction prompt, no tools; again with less history after the provider
+// said it does not fit.
+void TaskLoop::send_compaction_request(Steps& out) {
+  compact_logic_ = std::make_unique<TurnLogic>(spec_.conversation_id, spec_.sub_id);
+  request(out, compaction::request_input(compact_history_, compaction::prompt(spec_.config)), {});
+}
+
+// The compaction answer arrived: the summary replaces the history, here and in the conversation.
+void TaskLoop::finish_compaction(Steps& out) {
+  auto items = compact_logic_->take_items();
+  compact_logic_.reset();
+  if (compact_dropped_ > 0)
+    emit(out, BackgroundEvent{fmt::format("Trimmed {} older conversation item(s) before compacting so the prompt "
+                                          "fits the model context window.",
+                                          compact_dropped_)});
+  auto summary = compaction::summary_of(items);
+  history_ = rollout::build_compacted_history(initial_context(spec_.config), compaction::user_messages(history_),
+                                              summary);
+  out.push_back(Replace{history_, summary});
+  emit(out, AgentMessageEvent{std::string(compaction::kCompletedMessage)});
+  emit(out, WarningEvent{std::string(compaction::kAccuracyWarning)});
+  if (spec_.compact_only) return finish(out, false);
+  send_request(out);  // an automatic compaction continues the task on the new history
+}
+
+// --- the model's answers ---------------------------------------------------------------------
+
+void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out) {
+  if (done_ || seq != seq_) return;
+  std::vector<EventMsg> msgs;
+  if (compact_logic_) {
+    compact_logic_->on_model_events(events, msgs);  // not the turn's answer: not shown
+    if (compact_logic_->response_complete()) finish_compaction(out);
+    return;
+  }
+  logic_.on_model_events(events, msgs, spec_.config.model_context_window);
+  emit_all(out, msgs);
+  if (logic_.response_complete()) on_response_complete(out);
+}
+
+void TaskLoop::on_model_retrying(uint64_t seq, const std::string& message, Steps& out) {
+  if (done_ || seq != seq_) return;
+  (compact_logic_ ? *compact_logic_ : logic_).reset_response();
+  emit(out, StreamErrorEvent{message});
+}
+
+void TaskLoop::on_model_failed(uint64_t seq, const std::string& message, Steps& out) {
+  if (done_ || seq != seq_) return;
+  if (compact_logic_ && compaction::is_context_window_error(message) && compaction::drop_oldest(compact_history_)) {
+    ++compact_dropped_;
+    return send_compaction_request(out);
+  }
+  emit(out, ErrorEvent{message});
+  finish(out, false);
+}
+
+void TaskLoop::on_response_complete(Steps& out) {
+  auto finish_reason = logic_.completion().finish_reason;
+  emit(out, logic_.token_count(spec_.config.model_context_window));
+  std::optional<int64_t> tokens;
+  if (logic_.completion().usage) tokens = logic_.completion().usage->total_tokens;
+  record(out, logic_.take_items());
+  auto calls = logic_.take_calls();
+  // Auto-compaction (E14): a response whose usage reached the limit compacts the history once
+  // its tool calls ran, and the task goes on from the summary.
+  if (auto limit = compaction::auto_limit(spec_.config); limit && tokens && *tokens >= *limit) {
+    if (auto_compacted_) {
+      emit(out, ErrorEvent{fmt::format("Conversation is still above the token limit after automatic summarization "
+                                       "(limit {}, current {}). Please start a new session or trim your input.",
+                                       *limit, *tokens)});
+      return finish(out, false);
+    }
+    compact_pending_ = true;
+  } else {
+    auto_compacted_ = false;
+  }
+  if (!calls.empty()) {
+    calls_.assign(calls.begin(), calls.end());
+    return run_next_call(out);
+  }
+  if (finish_reason == "length")
+    emit(out, WarningEvent{"The model stopped because it reached its output token limit; the answer may be "
+                           "incomplete."});
+  else if (finish_reason == "content_filter")
+    emit(out, WarningEvent{"The provider's content filter stopped the answer."});
+  continue_after_tools(false, out);
+}
+
+// After a response's tools ran (or there were none): more input or tool results mean another
+// request; otherwise the task is done.
+void TaskLoop::continue_after_tools(bool had_calls, Steps& out) {
+  bool has_input = !pending_input_.empty();
+  for (auto& input : pending_input_) {
+    std::vector<EventMsg> events;
+    auto item = logic_.user_input(input, events);
+    emit_all(out, events);
+    record(out, {std::move(item)});
+  }
+  pending_input_.clear();
+  if (compact_pending_) {
+    // As the reference: the task continues after an automatic compaction even when this
+    // response was a final answer.
+    compact_pending_ = false;
+    auto_compacted_ = true;
+    return start_compaction(out);
+  }
+  if (!had_calls && !has_input) return finish(out, false);
+  send_request(out);
+}
+
+// --- tool calls: one at a time, in the order the model made them ----------------------------
+
+void TaskLoop::run_next_call(Steps& out) {
+  if (done_) return;
+  if (calls_.empty()) {
+    record(out, std::move(outputs_));
+    outputs_ = {};
+    return continue_after_tools(true, out);
+  }
+  flow_ = std::make_unique<ToolFlow>(std::move(calls_.front()), tools_, diffs_);
+  calls_.pop_front();
+  std::vector<EventMsg> events;
+  auto step = flow_->start(events);
+  advance(std::move(step), events, out);
+}
+
+void TaskLoop::advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps& out) {
+  emit_all(out, events);
+  if (auto* ask = std::get_if<ToolFlow::Ask>(&step)) {
+    out.push_back(Ask{std::move(ask->request), flow_generation_});
+  } else if (auto* run = std::get_if<ToolFlow::Run>(&step)) {
+    out.push_back(Run{std::move(run->request), flow_generation_});
+  } else {
+    auto& done = std::get<ToolFlow::Done>(step);
+    outputs_.push_back(FunctionCallOutputItem{flow_->call().call_id, std::move(done.output)});
+    bool aborted = flow_->aborted();
+    flow_.reset();
+    ++flow_generation_;
+    if (aborted) {
+      record(out, std::move(outputs_));
+      outputs_ = {};
+      return finish(out, true);
+    }
+    run_next_call(out);
+  }
+}
+
+void TaskLoop::on_approval(uint64_t generation, const ApprovalReply& reply, Steps& out) {
+  if (done_ || generation != flow_generation_ || !flow_) return;
+  std::vector<EventMsg> events;
+  auto next = flow_->on_approval(reply, events);
+  advance(std::move(next), events, out);
+}
+
+void TaskLoop::on_exec(uint64_t generation, const ExecDone& done, Steps& out) {
+  if (done_ || generation != flow_generation_ || !flow_) return;
+  std::vector<EventMsg> events;
+  auto next = flow_->on_exec(done, events);
+  advance(std::move(next), events, out);
+}
+
+void TaskLoop::on_exec_output(ExecOutput output, Steps& out) {
+  if (done_) return;
+  auto& counts = delta_counts_[output.call_id];
+  auto& n = output.is_stderr ? counts.second : counts.first;
+  if (++n > kMaxDeltasPerStream) return;  // live deltas are capped per stream; the capture continues
+  emit(out, ExecCommandOutputDeltaEvent{output.call_id, output.is_stderr ? "stderr" : "stdout",
+                                        Base64Bytes{std::move(output.bytes)}});
+}
+
+void TaskLoop::inject(std::vector<UserInput> input) { pending_input_.push_back(std::move(input)); }
+
+void TaskLoop::interrupt(Steps& out) { finish(out, true); }
+
+}  // namespace llmx

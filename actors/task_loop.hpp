@@ -1,0 +1,121 @@
+// One task of a conversation as plain code: model request -> stream -> tool calls (one at a
+// time) -> more requests -> compaction (manual, or automatic at the token limit, retried with
+// less history after a context overflow) -> finish. It keeps the task's state and answers every
+// input with the steps to carry out, in order; it never touches an actor. The turn executor
+// (turn_executor.cpp) only wires it: it emits, records, streams, asks and runs what the steps
+// say, and feeds the answers back.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "actors/tool_flow.hpp"
+#include "actors/turn_logic.hpp"
+#include "sandbox/turn_diff.hpp"
+
+namespace llmx {
+
+class TaskLoop {
+ public:
+  // An event for the client (and the rollout), in order with everything else.
+  struct Emit {
+    EventMsg msg;
+  };
+  // Items to append to the conversation's history (their raw_response_item events come first).
+  struct Record {
+    std::vector<ResponseItem> items;
+  };
+  // The history was compacted: the conversation replaces its own with this one.
+  struct Replace {
+    std::vector<ResponseItem> history;
+    std::string summary;
+  };
+  // Stream this model request; its answers come back tagged with request.seq.
+  struct Request {
+    ModelRequest request;
+  };
+  // Ask whether a tool call may go ahead; answer with on_approval(generation, ...).
+  struct Ask {
+    ApprovalRequest request;
+    uint64_t generation = 0;
+  };
+  // Run a command; answer with on_exec(generation, ...).
+  struct Run {
+    ExecRequest request;
+    uint64_t generation = 0;
+  };
+  // The task is over (its last event was emitted): stop streaming and running, report it.
+  struct Finish {
+    bool aborted = false;
+  };
+  using Step = std::variant<Emit, Record, Replace, Request, Ask, Run, Finish>;
+  using Steps = std::vector<Step>;
+
+  // Live output deltas per command stream; the capture goes on after this many.
+  static constexpr size_t kMaxDeltasPerStream = 10000;
+
+  TaskLoop(TaskSpec spec, ToolContext tools);
+
+  void start(Steps& out);
+  // Streamed model output of request `seq` (stale sequence numbers are ignored).
+  void on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out);
+  void on_model_retrying(uint64_t seq, const std::string& message, Steps& out);
+  void on_model_failed(uint64_t seq, const std::string& message, Steps& out);
+  // The answers to Ask and Run steps (stale generations are ignored).
+  void on_approval(uint64_t generation, const ApprovalReply& reply, Steps& out);
+  void on_exec(uint64_t generation, const ExecDone& done, Steps& out);
+  // Live output of a running command.
+  void on_exec_output(ExecOutput output, Steps& out);
+  // User input that arrived while the task runs: it joins the next model request.
+  void inject(std::vector<UserInput> input);
+  // The user interrupted: turn_aborted, then Finish.
+  void interrupt(Steps& out);
+
+  bool done() const { return done_; }
+  const std::vector<ResponseItem>& history() const { return history_; }
+
+ private:
+  void emit(Steps& out, EventMsg msg) { out.push_back(Emit{std::move(msg)}); }
+  void emit_all(Steps& out, std::vector<EventMsg>& msgs);
+  void record(Steps& out, std::vector<ResponseItem> items);
+  void finish(Steps& out, bool aborted);
+  void request(Steps& out, std::vector<ResponseItem> input, std::vector<ToolSpec> tools);
+  void send_request(Steps& out);
+  void start_compaction(Steps& out);
+  void send_compaction_request(Steps& out);
+  void finish_compaction(Steps& out);
+  void on_response_complete(Steps& out);
+  void run_next_call(Steps& out);
+  void advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps& out);
+  void continue_after_tools(bool had_calls, Steps& out);
+
+  TaskSpec spec_;
+  ToolContext tools_;
+  std::vector<ResponseItem> history_;  // what the next request sends
+  std::vector<std::vector<UserInput>> pending_input_;
+  TurnLogic logic_;
+  uint64_t seq_ = 0;
+  bool done_ = false;
+  // Tools: calls of the last response still to run (in order), the one running, its outputs.
+  patch::TurnDiffTracker diffs_;
+  std::deque<FunctionCallItem> calls_;
+  std::unique_ptr<ToolFlow> flow_;
+  uint64_t flow_generation_ = 0;  // answers for an earlier flow are stale
+  std::vector<ResponseItem> outputs_;
+  std::map<std::string, std::pair<size_t, size_t>> delta_counts_;  // per call: stdout, stderr chunks
+  // Compaction in progress: its own bookkeeping (its output is not shown as the turn's), the
+  // history it summarises (shrunk when the provider says it does not fit) and what it dropped.
+  std::unique_ptr<TurnLogic> compact_logic_;
+  std::vector<ResponseItem> compact_history_;
+  size_t compact_dropped_ = 0;
+  bool auto_compacted_ = false;  // the last response triggered an auto-compaction
+  bool compact_pending_ = false;  // compact before the next request
+};
+
+}  // namespace llmx

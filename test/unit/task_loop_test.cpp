@@ -1,0 +1,210 @@
+// The task loop without an actor system (actors/task_loop.hpp): request -> stream -> tool calls
+// -> compaction -> retry after a context overflow -> finish, as the steps it returns.
+#include "actors/task_loop.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace llmx;
+
+namespace {
+
+TaskSpec spec(std::string prompt, bool compact_only = false) {
+  TaskSpec s;
+  s.conversation_id = "conv";
+  s.sub_id = "sub";
+  s.config.cwd = "/tmp";
+  s.config.model = "test-model";
+  if (!prompt.empty()) s.input = {TextInput{std::move(prompt)}};
+  s.compact_only = compact_only;
+  return s;
+}
+
+ToolContext tools() {
+  ToolContext t;
+  t.sub_id = "sub";
+  t.cwd = "/tmp";
+  t.approval = AskForApproval::never;
+  t.sandbox.mode = SandboxMode::danger_full_access;
+  return t;
+}
+
+// A short name for each step, events by their kind: "emit:task_started", "request", "run"...
+std::vector<std::string> names(const TaskLoop::Steps& steps) {
+  std::vector<std::string> out;
+  for (const auto& s : steps) {
+    if (auto* e = std::get_if<TaskLoop::Emit>(&s))
+      out.push_back("emit:" + std::string(e->msg.kind()));
+    else if (std::holds_alternative<TaskLoop::Record>(s))
+      out.push_back("record");
+    else if (std::holds_alternative<TaskLoop::Replace>(s))
+      out.push_back("replace");
+    else if (std::holds_alternative<TaskLoop::Request>(s))
+      out.push_back("request");
+    else if (std::holds_alternative<TaskLoop::Ask>(s))
+      out.push_back("ask");
+    else if (std::holds_alternative<TaskLoop::Run>(s))
+      out.push_back("run");
+    else
+      out.push_back(std::get<TaskLoop::Finish>(s).aborted ? "finish:aborted" : "finish");
+  }
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+const ModelRequest& last_request(const TaskLoop::Steps& steps) {
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+    if (auto* r = std::get_if<TaskLoop::Request>(&*it)) return r->request;
+  FAIL("no request step");
+  throw 0;
+}
+
+MessageItem assistant(std::string text) { return MessageItem{"assistant", {OutputText{std::move(text)}}}; }
+
+std::vector<ModelEvent> answer(std::string text, int64_t total_tokens = 10) {
+  TokenUsage u;
+  u.total_tokens = total_tokens;
+  return {TextDelta{text}, ItemDone{assistant(text)}, Completed{u, "stop"}};
+}
+
+}  // namespace
+
+TEST_CASE("task loop: a plain answer is one request, the streamed events, and the end") {
+  TaskLoop loop(spec("hello"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto n = names(steps);
+  CHECK(n.front() == "emit:task_started");
+  CHECK(has(n, "record"));  // the user's input joins the history
+  CHECK(n.back() == "request");
+  auto seq = last_request(steps).seq;
+  CHECK(last_request(steps).call_id_prefix == "call_sub_1");
+
+  steps.clear();
+  auto stale = answer("old");
+  loop.on_model_events(seq + 7, stale, steps);  // another request's events: ignored
+  CHECK(steps.empty());
+  auto events = answer("hi there");
+  loop.on_model_events(seq, events, steps);
+  n = names(steps);
+  CHECK(has(n, "emit:agent_message_delta"));
+  CHECK(has(n, "emit:agent_message"));
+  CHECK(has(n, "emit:token_count"));
+  CHECK(has(n, "record"));
+  CHECK(n[n.size() - 2] == "emit:task_complete");
+  CHECK(n.back() == "finish");
+  auto* done = std::get<TaskLoop::Emit>(steps[steps.size() - 2]).msg.get_if<TaskCompleteEvent>();
+  REQUIRE(done);
+  CHECK(done->last_agent_message == "hi there");
+  CHECK(loop.done());
+}
+
+TEST_CASE("task loop: a tool call runs, its output joins the history, and the next request follows") {
+  TaskLoop loop(spec("list"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto seq = last_request(steps).seq;
+  steps.clear();
+  std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","hi"]})", "call-1"}},
+                               Completed{std::nullopt, "tool_calls"}};
+  loop.on_model_events(seq, call, steps);
+  auto n = names(steps);
+  REQUIRE(n.back() == "run");
+  auto run = std::get<TaskLoop::Run>(steps.back());
+  CHECK(run.request.call_id == "call-1");
+  CHECK(run.request.argv == std::vector<std::string>{"echo", "hi"});
+
+  steps.clear();
+  ExecDone done;
+  done.call_id = "call-1";
+  done.exit_code = 0;
+  done.stdout_text = done.aggregated = "hi\n";
+  loop.on_exec(run.generation + 1, done, steps);  // a stale answer: ignored
+  CHECK(steps.empty());
+  loop.on_exec(run.generation, done, steps);
+  n = names(steps);
+  CHECK(has(n, "emit:exec_command_end"));
+  CHECK(has(n, "record"));
+  REQUIRE(n.back() == "request");
+  auto& next = last_request(steps);
+  CHECK(next.seq == seq + 1);
+  bool has_output = false;
+  for (const auto& item : next.prompt.input)
+    if (auto* o = item.get_if<FunctionCallOutputItem>(); o && o->call_id == "call-1") has_output = true;
+  CHECK(has_output);
+}
+
+TEST_CASE("task loop: input that arrives mid-task joins the next request; an interrupt aborts once") {
+  TaskLoop loop(spec("first"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto seq = last_request(steps).seq;
+  loop.inject({TextInput{"second"}});
+  steps.clear();
+  auto events = answer("one");
+  loop.on_model_events(seq, events, steps);
+  auto n = names(steps);
+  CHECK(n.back() == "request");  // not finished: the injected input goes out
+  CHECK(has(n, "emit:user_message"));
+
+  steps.clear();
+  loop.interrupt(steps);
+  CHECK(names(steps) == std::vector<std::string>{"emit:turn_aborted", "finish:aborted"});
+  steps.clear();
+  loop.interrupt(steps);
+  CHECK(steps.empty());
+}
+
+TEST_CASE("task loop: a manual compaction retries with less history after a context overflow") {
+  auto s = spec("", true);
+  s.history = {MessageItem{"user", {InputText{"one"}}}, MessageItem{"assistant", {OutputText{"two"}}},
+               MessageItem{"user", {InputText{"three"}}}};
+  TaskLoop loop(std::move(s), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto first = last_request(steps);
+  CHECK(first.prompt.tools.empty());  // a compaction request offers no tools
+  steps.clear();
+  loop.on_model_failed(first.seq, "This model's maximum context length is 10 tokens", steps);
+  REQUIRE(names(steps) == std::vector<std::string>{"request"});
+  auto second = last_request(steps);
+  CHECK(second.seq == first.seq + 1);
+  CHECK(second.prompt.input.size() < first.prompt.input.size());
+
+  steps.clear();
+  auto summary = answer("the summary");
+  loop.on_model_events(second.seq, summary, steps);
+  auto n = names(steps);
+  CHECK(has(n, "emit:background_event"));  // what was trimmed is said
+  CHECK(has(n, "replace"));
+  CHECK(n.back() == "finish");
+  auto& replaced = std::get<TaskLoop::Replace>(*std::find_if(
+      steps.begin(), steps.end(), [](const auto& st) { return std::holds_alternative<TaskLoop::Replace>(st); }));
+  CHECK(replaced.summary.find("the summary") != std::string::npos);
+}
+
+TEST_CASE("task loop: any other model failure ends the task with an error") {
+  TaskLoop loop(spec("x"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto seq = last_request(steps).seq;
+  steps.clear();
+  loop.on_model_retrying(seq, "reconnecting 1/5", steps);
+  CHECK(names(steps) == std::vector<std::string>{"emit:stream_error"});
+  steps.clear();
+  loop.on_model_failed(seq, "401 unauthorized", steps);
+  CHECK(names(steps) == std::vector<std::string>{"emit:error", "emit:task_complete", "finish"});
+}
+
+TEST_CASE("task loop: live output deltas are capped per stream") {
+  TaskLoop loop(spec("x"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  steps.clear();
+  for (size_t i = 0; i < TaskLoop::kMaxDeltasPerStream + 5; ++i) loop.on_exec_output(ExecOutput{"c", false, "x"}, steps);
+  loop.on_exec_output(ExecOutput{"c", true, "e"}, steps);
+  CHECK(steps.size() == TaskLoop::kMaxDeltasPerStream + 1);
+}
