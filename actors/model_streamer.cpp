@@ -15,7 +15,9 @@ namespace llmx {
 
 namespace {
 
-using clock = std::chrono::steady_clock;
+// Time is the actor clock's (steady_clock in a running system), so the idle timer can be driven
+// deterministically by CAF's test coordinator.
+int64_t ticks(caf::actor_clock::time_point t) { return t.time_since_epoch().count(); }
 
 // Runs on the HTTP loop thread: decodes the stream as it arrives and posts the model events
 // straight to the turn executor (one message per network read); only the attempt's outcome
@@ -23,12 +25,14 @@ using clock = std::chrono::steady_clock;
 class StreamHandler : public http::Handler {
  public:
   StreamHandler(model_streamer_actor streamer, turn_executor_actor executor, uint64_t seq, uint32_t attempt,
-                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity)
+                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity,
+                caf::actor_clock& clock)
       : streamer_(std::move(streamer)),
         executor_(std::move(executor)),
         seq_(seq),
         reader_(attempt, std::move(call_id_prefix), wire),
-        last_activity_(std::move(last_activity)) {}
+        last_activity_(std::move(last_activity)),
+        clock_(clock) {}
 
   void on_head(const http::ResponseHead& head) override {
     touch();
@@ -55,7 +59,7 @@ class StreamHandler : public http::Handler {
 
  private:
   void touch() {
-    last_activity_->store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    last_activity_->store(ticks(clock_.now()), std::memory_order_relaxed);
   }
   void deliver(std::vector<ModelEvent>& events) {
     if (!events.empty()) caf::anon_send(executor_, ModelEvents{seq_, std::move(events)});
@@ -70,6 +74,7 @@ class StreamHandler : public http::Handler {
   uint64_t seq_;
   ModelStreamReader reader_;
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
+  caf::actor_clock& clock_;
   bool reported_ = false;
 };
 
@@ -126,11 +131,12 @@ void start_attempt(streamer_ptr self) {
   req.url = provider.wire_api == WireApi::responses ? provider.responses_url() : provider.chat_url();
   req.headers = st.headers;
   req.body = st.body;
-  st.last_activity->store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  st.last_activity->store(ticks(self->clock().now()), std::memory_order_relaxed);
   st.http_id = http::Client::shared().start(
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
-                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity));
+                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity,
+                                      self->system().clock()));
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }
@@ -229,7 +235,9 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
         auto& st = self->state;
         if (generation != st.idle_generation || st.finished || !st.http_id) return;
         auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
-        auto silent = clock::now() - clock::time_point(clock::duration(st.last_activity->load(std::memory_order_relaxed)));
+        auto last = caf::actor_clock::time_point(
+            caf::actor_clock::duration_type(st.last_activity->load(std::memory_order_relaxed)));
+        auto silent = self->clock().now() - last;
         if (silent >= timeout) {
           http::Client::shared().cancel(st.http_id);
           st.http_id = 0;
