@@ -209,14 +209,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           else
             start_task(self, sub.id, std::move(in->items));
         } else if (auto* turn = sub.op.get_if<UserTurnOp>()) {
-          OverrideTurnContextOp o;
-          o.cwd = turn->cwd;
-          o.approval_policy = turn->approval_policy;
-          o.sandbox_policy = turn->sandbox_policy;
-          o.model = turn->model;
-          o.effort = turn->effort;
-          o.summary = turn->summary;
-          apply_override(st.config, o);
+          apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
+                                                          turn->model, turn->effort, turn->summary});
           if (turn->items.empty()) return sub.id;
           if (st.task)
             self->send(*st.task, InjectInput{std::move(turn->items)});

@@ -40,14 +40,8 @@ void send_user_message(session_ptr self, api::SendUserMessageParams p, Reply<Emp
 }
 
 void send_user_turn(session_ptr self, api::SendUserTurnParams p, Reply<Empty> reply) {
-  UserTurnOp op;
-  op.items = api::to_user_inputs(p.items);
-  op.cwd = p.cwd;
-  op.approval_policy = p.approvalPolicy;
-  op.sandbox_policy = p.sandboxPolicy;
-  op.model = p.model;
-  op.effort = p.effort;
-  op.summary = p.summary;
+  UserTurnOp op{api::to_user_inputs(p.items), p.cwd, p.approvalPolicy, p.sandboxPolicy, p.model, p.effort,
+                p.summary, {}};
   with_conversation(self, reply, p.conversationId, [=](conversation_actor conv) {
     caf::anon_send(conv, submit_atom::value, Submission{"", op});
     reply(Empty{});

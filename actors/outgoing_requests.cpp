@@ -16,26 +16,15 @@ std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conv
       return ApprovalAsk{"elicitation/create",
                          mcp::exec_elicitation_params(*ex, *tool_call, ev.id, sandbox::shell_join(ex->command)),
                          ex->call_id, false};
-    api::ExecCommandApprovalParams p;
-    p.conversationId = conversation_id;
-    p.callId = ex->call_id;
-    p.command = ex->command;
-    p.cwd = ex->cwd;
-    p.reason = ex->reason;
-    p.risk = ex->risk;
-    p.parsedCmd = ex->parsed_cmd;
+    api::ExecCommandApprovalParams p{conversation_id, ex->call_id, ex->command, ex->cwd, ex->reason, ex->risk,
+                                     ex->parsed_cmd};
     return ApprovalAsk{"execCommandApproval", json::to_json(p), ex->call_id, false};
   }
   if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
     if (tool_call)
       return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tool_call, ev.id), pa->call_id,
                          true};
-    api::ApplyPatchApprovalParams p;
-    p.conversationId = conversation_id;
-    p.callId = pa->call_id;
-    p.fileChanges = pa->changes;
-    p.reason = pa->reason;
-    p.grantRoot = pa->grant_root;
+    api::ApplyPatchApprovalParams p{conversation_id, pa->call_id, pa->changes, pa->reason, pa->grant_root};
     return ApprovalAsk{"applyPatchApproval", json::to_json(p), pa->call_id, true};
   }
   return std::nullopt;

@@ -73,12 +73,8 @@ void resume_conversation(session_ptr self, api::ResumeConversationParams p, Repl
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             remember(self, sc.session_id, conv);
-            api::SessionConfiguredNotification n;
-            n.sessionId = sc.session_id;
-            n.model = sc.model;
-            n.reasoningEffort = sc.reasoning_effort;
-            n.initialMessages = sc.initial_messages;
-            n.rolloutPath = sc.rollout_path;
+            api::SessionConfiguredNotification n{sc.session_id,       sc.model, sc.reasoning_effort, 0, 0,
+                                                 sc.initial_messages, sc.rollout_path};
             notify(self, "sessionConfigured", json::to_json(n));
             reply(api::ResumeConversationResult{sc.session_id, sc.model, sc.initial_messages, sc.rollout_path});
           },

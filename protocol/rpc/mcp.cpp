@@ -98,15 +98,9 @@ std::string tools_list_result() {
 }
 
 ConfigOverrides LlmxToolArgs::to_overrides() const {
-  ConfigOverrides o;
-  o.model = model;
-  o.profile = profile;
-  o.cwd = cwd;
-  o.approval_policy = approval_policy;
-  o.sandbox_mode = sandbox;
-  o.base_instructions = base_instructions;
-  o.developer_instructions = developer_instructions;
-  o.compact_prompt = compact_prompt;
+  ConfigOverrides o{.model = model, .profile = profile, .cwd = cwd, .approval_policy = approval_policy,
+                    .sandbox_mode = sandbox, .base_instructions = base_instructions,
+                    .developer_instructions = developer_instructions, .compact_prompt = compact_prompt};
   if (config) o.json_overrides = api::dotted_overrides(*config);
   return o;
 }

@@ -56,8 +56,7 @@ bool have_git() {
 }  // namespace
 
 TEST_CASE("account: getUserAgent, userInfo and no-params methods reject params") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto ua = call(f.mcp, "getUserAgent");
   INFO(ua.line());
   CHECK(ua.str("/result/userAgent").starts_with("llmx/"));
@@ -89,8 +88,7 @@ TEST_CASE("account: getUserSavedConfig reports what config.toml says, null where
 }
 
 TEST_CASE("account: loginApiKey stores the key 0600, notifies authStatusChange; logout clears it") {
-  McpServerFixture f(without_env_key());
-  f.mcp.initialize();
+  InitializedMcp f(without_env_key());
   auto before = call(f.mcp, "getAuthStatus", R"({"includeToken":true})");
   CHECK(before.text("/result") == R"({"authMethod":null,"authToken":null,"requiresOpenaiAuth":true})");
 
@@ -123,8 +121,7 @@ TEST_CASE("account: loginApiKey stores the key 0600, notifies authStatusChange; 
 }
 
 TEST_CASE("account: loginApiKey params errors and forced ChatGPT login") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   check_error(call(f.mcp, "loginApiKey", "{}"), -32602, "apiKey");
   check_error(call(f.mcp, "loginApiKey"), -32602, "apiKey");
   check_error(call(f.mcp, "loginApiKey", R"({"apiKey":5})"), -32602, "apiKey");
@@ -136,8 +133,7 @@ TEST_CASE("account: loginApiKey params errors and forced ChatGPT login") {
 }
 
 TEST_CASE("account: ChatGPT login is refused naming the provider's API key; cancel finds no login") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto v1 = call(f.mcp, "loginChatGpt");
   check_error(v1, -32600, "ChatGPT login is not supported by llmx");
   CHECK(contains(v1.str("/error/message"), "`litellm`"));
@@ -164,8 +160,7 @@ TEST_CASE("account: ChatGPT login is refused naming the provider's API key; canc
 }
 
 TEST_CASE("account: account/read, account/login/start with an API key, account/logout") {
-  McpServerFixture f(without_env_key());
-  f.mcp.initialize();
+  InitializedMcp f(without_env_key());
   CHECK(call(f.mcp, "account/read", "{}").text("/result") == R"({"account":null,"requiresOpenaiAuth":true})");
 
   auto id = f.mcp.request("account/login/start", R"({"type":"apiKey","apiKey":"sk-v2-key"})");
@@ -203,15 +198,13 @@ TEST_CASE("account: the environment's key counts as an account") {
 }
 
 TEST_CASE("account: account/rateLimits/read before any rate-limit headers") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   check_error(call(f.mcp, "account/rateLimits/read"), -32600,
               "no rate-limit information yet: the provider has not sent rate-limit headers");
 }
 
 TEST_CASE("account: feedback/upload appends a line to feedback.jsonl") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const std::string conv = "0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c";
   auto r = call(f.mcp, "feedback/upload",
                 R"({"classification":"bug","reason":"agent looped","conversationId":")" + conv +
@@ -238,8 +231,7 @@ TEST_CASE("account: gitDiffToRemote diffs a repository against its upstream") {
     MESSAGE("git is not installed: skipped");
     return;
   }
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   TempDir dir("llmx-acct-git");
   std::string origin = dir.file("origin"), work = dir.file("work");
   fs::create_directories(origin);
@@ -268,8 +260,7 @@ TEST_CASE("account: gitDiffToRemote diffs a repository against its upstream") {
 }
 
 TEST_CASE("account: execOneOffCommand runs argv under the sandbox without blocking the session") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   TempDir dir("llmx-acct-exec");
   auto hi = call(f.mcp, "execOneOffCommand", R"({"command":["echo","hi"],"cwd":)" + json_quote(dir.path()) + "}");
   INFO(hi.line());
@@ -313,8 +304,7 @@ TEST_CASE("account: execOneOffCommand runs argv under the sandbox without blocki
 }
 
 TEST_CASE("account: fuzzyFileSearch ranks files under the roots") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   TempDir dir("llmx-acct-fuzzy");
   dir.write("abexy", "x");
   dir.write("sub/abce", "x");

@@ -157,8 +157,7 @@ TEST_CASE("app-server: the provider's rate-limit headers become account/rateLimi
 }
 
 TEST_CASE("mcp-server: rate-limit headers of a tool call's turn reach account/rateLimits/updated and /read") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto id = f.mcp.call_llmx("@mock:text ratelimit=llmx ratelimit_remaining=25");
   auto result = f.mcp.wait_for_response(id);
   REQUIRE_FALSE(result_is_error(result));

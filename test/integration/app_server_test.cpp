@@ -211,8 +211,7 @@ TEST_CASE("app-server v1: newConversation, listener stream, execCommandApproval,
 }
 
 TEST_CASE("mcp-server serves the v1 conversation methods too (P1), with jsonrpc on every line") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto conv = f.mcp.wait_for_response(f.mcp.request("newConversation", "{}"));
   INFO(conv.line());
   REQUIRE_FALSE(conv.is_error());

@@ -31,8 +31,7 @@ Message expect_error_reply(McpClient& mcp, std::string_view line, int code) {
 }  // namespace
 
 TEST_CASE("bad input: malformed JSON gets -32700 with a null id") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto err = expect_error_reply(f.mcp, R"({"jsonrpc":"2.0","id":5,"method":"ping")", -32700);
   CHECK(err.text("/id") == "null");
   auto err2 = expect_error_reply(f.mcp, "this is not json", -32700);
@@ -40,8 +39,7 @@ TEST_CASE("bad input: malformed JSON gets -32700 with a null id") {
 }
 
 TEST_CASE("bad input: JSON that is not an object gets -32600") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   for (std::string_view line : {"[1,2,3]", "42", R"("ping")", "null"}) {
     CAPTURE(line);
     auto err = expect_error_reply(f.mcp, line, -32600);
@@ -54,8 +52,7 @@ TEST_CASE("bad input: JSON that is not an object gets -32600") {
 }
 
 TEST_CASE("bad input: an unknown method gets -32601 with the request id") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto err = expect_error_reply(f.mcp, R"({"jsonrpc":"2.0","id":11,"method":"no/such/method","params":{}})", -32601);
   CHECK(err.id() == "11");
   CHECK(err.str("/error/message").find("no/such/method") != std::string::npos);
@@ -89,8 +86,7 @@ TEST_CASE("bad input: wrong params get -32602 naming the field") {
 }
 
 TEST_CASE("bad input: CRLF line endings and several lines in one write are accepted") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   REQUIRE(f.mcp.process().write_stdin("{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"ping\"}\r\n"
                                       "\n"
                                       "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"ping\"}\r\n"));
@@ -101,8 +97,7 @@ TEST_CASE("bad input: CRLF line endings and several lines in one write are accep
 }
 
 TEST_CASE("bad input: stub methods answer with empty results") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const std::vector<std::pair<std::string, std::string>> stubs = {
       {"resources/list", "{}"},          {"resources/templates/list", ""},
       {"prompts/list", ""},              {"logging/setLevel", R"({"level":"debug"})"},
@@ -122,8 +117,7 @@ TEST_CASE("bad input: stub methods answer with empty results") {
 }
 
 TEST_CASE("bad input: a line over the size limit gets -32600 and the next request still works") {
-  McpServerFixture f({.env = {{"LLMX_MAX_LINE_BYTES", "1000"}}});
-  f.mcp.initialize();
+  InitializedMcp f({.env = {{"LLMX_MAX_LINE_BYTES", "1000"}}});
   // A valid request, only too long: a reply other than -32600 would mean the limit was ignored.
   std::string line = R"({"jsonrpc":"2.0","id":21,"method":"ping","params":{"pad":")";
   line += std::string(5000 - line.size() - 3, 'x');
@@ -139,8 +133,7 @@ TEST_CASE("bad input: a line over the size limit gets -32600 and the next reques
 }
 
 TEST_CASE("bad input: stdin closed in the middle of a line ends the process cleanly") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   REQUIRE(f.mcp.process().write_stdin(R"({"jsonrpc":"2.0","id":31,"method":"pi)"));
   f.mcp.close_stdin();
   auto st = f.mcp.wait_exit(5s);
@@ -152,8 +145,7 @@ TEST_CASE("bad input: stdin closed in the middle of a line ends the process clea
 }
 
 TEST_CASE("bad input: a last request without a newline before EOF is still answered") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   REQUIRE(f.mcp.process().write_stdin(R"({"jsonrpc":"2.0","id":32,"method":"ping"})"));
   f.mcp.close_stdin();
   auto st = f.mcp.wait_exit(5s);
@@ -164,8 +156,7 @@ TEST_CASE("bad input: a last request without a newline before EOF is still answe
 }
 
 TEST_CASE("bad input: stdin closed while a slow turn runs ends the process within seconds") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   // ~14 s if it ran to the end.
   auto id = f.mcp.call_llmx("@mock:slow delay_ms=2000 deltas=5");
   f.mcp.wait_for([&](const Message& m) { return m.event_request_id() == id && m.event_type() == "task_started"; },

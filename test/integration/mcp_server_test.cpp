@@ -73,6 +73,24 @@ size_t array_size(const Message& m, std::string_view pointer) {
 
 // --- handshake ------------------------------------------------------------------------------------
 
+namespace {
+
+// llmx-reply to a conversation whose turn was just cancelled: refused ("already running") while
+// the interrupted turn winds down, accepted within 3 s of the cancel.
+Message reply_once_free(McpClient& mcp, const std::string& thread, std::chrono::steady_clock::time_point cancelled_at) {
+  while (true) {
+    auto resp = mcp.wait_for_response(mcp.call_reply(thread, "@mock:echo after cancel"));
+    if (!result_is_error(resp)) return resp;
+    INFO(result_text(resp));
+    REQUIRE(result_text(resp).find("already running") != std::string::npos);
+    REQUIRE_MESSAGE(std::chrono::steady_clock::now() - cancelled_at < 3s,
+                    "the cancelled turn is still running 3 s after notifications/cancelled");
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("mcp: initialize echoes a supported protocol version and offers the latest otherwise") {
   TempDir home;
   MockLlm mock;
@@ -131,8 +149,7 @@ TEST_CASE("mcp: notifications/initialized gets no reply and ping answers {}") {
 }
 
 TEST_CASE("mcp: tools/list offers llmx and llmx-reply with input and output schemas") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto resp = f.mcp.wait_for_response(f.mcp.request("tools/list"));
   REQUIRE(array_size(resp, "/result/tools") == 2);
   std::map<std::string, size_t> by_name;
@@ -164,8 +181,7 @@ TEST_CASE("mcp: tools/list offers llmx and llmx-reply with input and output sche
 // --- turns ----------------------------------------------------------------------------------------
 
 TEST_CASE("mcp: a text turn streams llmx/event notifications for a numeric request id") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto id = f.mcp.call_llmx("@mock:text deltas=5");
   // Read in arrival order: only this call's notifications, then its response.
   auto msgs = f.mcp.collect_until([&](const Message& m) { return m.is_response(); }, "the tools/call response");
@@ -185,8 +201,7 @@ TEST_CASE("mcp: a text turn streams llmx/event notifications for a numeric reque
 }
 
 TEST_CASE("mcp: a text turn streams llmx/event notifications for a string request id") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const std::string id = R"("call-abc")";
   f.mcp.request_with_id(id, "tools/call", llmx_call_params("@mock:text deltas=7"));
   auto resp = f.mcp.wait_for_response(id);
@@ -195,8 +210,7 @@ TEST_CASE("mcp: a text turn streams llmx/event notifications for a string reques
 }
 
 TEST_CASE("mcp: a long answer of 2000 deltas arrives complete and in order") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto id = f.mcp.call_llmx("@mock:long deltas=2000");
   auto resp = f.mcp.wait_for_response(id);
   std::string expected;
@@ -205,8 +219,7 @@ TEST_CASE("mcp: a long answer of 2000 deltas arrives complete and in order") {
 }
 
 TEST_CASE("mcp: llmx-reply continues the conversation with its history") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto first = f.mcp.call_llmx("@mock:echo first question");
   auto r1 = f.mcp.wait_for_response(first);
   REQUIRE_FALSE(result_is_error(r1));
@@ -261,8 +274,7 @@ TEST_CASE("mcp: llmx-reply continues the conversation with its history") {
 }
 
 TEST_CASE("mcp: llmx-reply with an unknown conversation id is an error result") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const std::string unknown = "0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c";
   auto id = f.mcp.call_reply(unknown, "hello");
   auto resp = f.mcp.wait_for_response(id);
@@ -274,8 +286,7 @@ TEST_CASE("mcp: llmx-reply with an unknown conversation id is an error result") 
 }
 
 TEST_CASE("mcp: llmx-reply with an invalid conversation id is an error result") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto id = f.mcp.call_reply("not-a-uuid", "hello");
   auto resp = f.mcp.wait_for_response(id);
   REQUIRE_FALSE(resp.is_error());
@@ -290,8 +301,7 @@ TEST_CASE("mcp: llmx-reply with an invalid conversation id is an error result") 
 }
 
 TEST_CASE("mcp: an unknown tool name is an error result") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto resp = f.mcp.wait_for_response(f.mcp.request("tools/call", R"({"name":"shell","arguments":{}})"));
   REQUIRE_FALSE(resp.is_error());
   CHECK(result_is_error(resp));
@@ -302,8 +312,7 @@ TEST_CASE("mcp: an unknown tool name is an error result") {
 }
 
 TEST_CASE("mcp: 50 conversations run at once in one process, every event routed to its request") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   constexpr int kCalls = 50;
   std::map<std::string, std::string> expected;  // request id -> answer
   for (int i = 0; i < kCalls; ++i) {
@@ -336,8 +345,7 @@ TEST_CASE("mcp: 50 conversations run at once in one process, every event routed 
 }
 
 TEST_CASE("mcp: notifications/progress accompany the events when _meta.progressToken is given") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   auto with_string = f.mcp.call_llmx("@mock:text deltas=3", {}, R"({"progressToken":"tok-1"})");
   auto with_number = f.mcp.call_llmx("@mock:text deltas=3", {}, R"({"progressToken":42})");
   auto without = f.mcp.call_llmx("@mock:text deltas=3");
@@ -369,8 +377,7 @@ TEST_CASE("mcp: notifications/progress accompany the events when _meta.progressT
 }
 
 TEST_CASE("mcp: notifications/cancelled interrupts a slow turn without a reply and other calls go on") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   // 7 chunks 1 s apart: ~7 s if the cancel were ignored.
   auto slow = f.mcp.call_llmx("@mock:slow delay_ms=1000 deltas=5");
   auto other = f.mcp.call_llmx("@mock:slow delay_ms=100 deltas=5");
@@ -388,16 +395,7 @@ TEST_CASE("mcp: notifications/cancelled interrupts a slow turn without a reply a
 
   // The conversation becomes free again quickly (the turn was interrupted, not finished):
   // llmx-reply is refused while the turn runs and accepted once it has ended.
-  Message reply_resp;
-  while (true) {
-    auto id = f.mcp.call_reply(thread, "@mock:echo after cancel");
-    reply_resp = f.mcp.wait_for_response(id);
-    if (!result_is_error(reply_resp)) break;
-    INFO(result_text(reply_resp));
-    REQUIRE(result_text(reply_resp).find("already running") != std::string::npos);
-    REQUIRE(std::chrono::steady_clock::now() - cancelled_at < 3s);
-    std::this_thread::sleep_for(50ms);
-  }
+  auto reply_resp = reply_once_free(f.mcp, thread, cancelled_at);
   CHECK(result_text(reply_resp) == "echo: after cancel");
 
   // No reply ever for the cancelled request, and its stream stopped: no end-of-turn events.
@@ -412,8 +410,7 @@ TEST_CASE("mcp: notifications/cancelled interrupts a slow turn without a reply a
 }
 
 TEST_CASE("mcp: notifications/cancelled right behind its tools/call still cancels the turn") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   // Both lines in one write: the cancel arrives while the conversation is still being created.
   const std::string call = R"({"jsonrpc":"2.0","id":77,"method":"tools/call","params":)" +
                            llmx_call_params("@mock:slow delay_ms=1000 deltas=5") + "}";
@@ -425,80 +422,71 @@ TEST_CASE("mcp: notifications/cancelled right behind its tools/call still cancel
       "session_configured of the cancelled call");
   const std::string thread = configured.str("/params/msg/session_id");
   // The turn was interrupted, so the conversation is free well before the ~7 s turn could end.
-  Message reply_resp;
-  while (true) {
-    auto id = f.mcp.call_reply(thread, "@mock:echo after cancel");
-    reply_resp = f.mcp.wait_for_response(id);
-    if (!result_is_error(reply_resp)) break;
-    INFO(result_text(reply_resp));
-    REQUIRE(result_text(reply_resp).find("already running") != std::string::npos);
-    REQUIRE_MESSAGE(std::chrono::steady_clock::now() - cancelled_at < 3s,
-                    "the cancelled turn is still running 3 s after notifications/cancelled");
-    std::this_thread::sleep_for(50ms);
-  }
+  auto reply_resp = reply_once_free(f.mcp, thread, cancelled_at);
   CHECK(result_text(reply_resp) == "echo: after cancel");
   CHECK(f.mcp.responses_for("77").empty());
 }
 
 // --- provider failures ------------------------------------------------------------------------------
 
+namespace {
+
+// One `llmx` tool call of a fresh server, to its answer: the reply and the call's events.
+struct ToolTurn {
+  InitializedMcp f;
+  Message resp;
+  std::vector<Message> events;
+  explicit ToolTurn(const std::string& prompt) {
+    auto id = f.mcp.call_llmx(prompt);
+    resp = f.mcp.wait_for_response(id);
+    events = f.mcp.events_for(id);
+  }
+  size_t model_requests() { return array_size(mock_requests(f.mock), "/requests"); }
+};
+
+}  // namespace
+
 TEST_CASE("mcp: a provider 400 gives an isError result with the provider's message") {
-  McpServerFixture f;
-  f.mcp.initialize();
-  auto id = f.mcp.call_llmx("@mock:error400");
-  auto resp = f.mcp.wait_for_response(id);
-  REQUIRE_FALSE(resp.is_error());
-  CHECK(result_is_error(resp));
-  CHECK(result_text(resp).find("Invalid request (mock): bad field") != std::string::npos);
-  auto events = f.mcp.events_for(id);
-  CHECK(resp.str("/result/structuredContent/threadId") == events.front().str("/params/msg/session_id"));
-  CHECK(events_of_type(events, "error").size() == 1);
-  CHECK(events_of_type(events, "stream_error").empty());  // a 4xx is not retried
-  CHECK(array_size(mock_requests(f.mock), "/requests") == 1);
+  ToolTurn t("@mock:error400");
+  REQUIRE_FALSE(t.resp.is_error());
+  CHECK(result_is_error(t.resp));
+  CHECK(result_text(t.resp).find("Invalid request (mock): bad field") != std::string::npos);
+  CHECK(t.resp.str("/result/structuredContent/threadId") == t.events.front().str("/params/msg/session_id"));
+  CHECK(events_of_type(t.events, "error").size() == 1);
+  CHECK(events_of_type(t.events, "stream_error").empty());  // a 4xx is not retried
+  CHECK(t.model_requests() == 1);
 }
 
 TEST_CASE("mcp: a provider 429 is retried and the turn succeeds with a stream_error event") {
-  McpServerFixture f;
-  f.mcp.initialize();
-  auto id = f.mcp.call_llmx("@mock:error429 times=1");
-  auto resp = f.mcp.wait_for_response(id);
-  CHECK_FALSE(result_is_error(resp));
-  CHECK(result_text(resp) == kDefaultText);
-  auto events = f.mcp.events_for(id);
-  auto retries = events_of_type(events, "stream_error");
+  ToolTurn t("@mock:error429 times=1");
+  CHECK_FALSE(result_is_error(t.resp));
+  CHECK(result_text(t.resp) == kDefaultText);
+  auto retries = events_of_type(t.events, "stream_error");
   REQUIRE(retries.size() == 1);
   CHECK(retries[0].str("/params/msg/message").find("429") != std::string::npos);
-  CHECK(retries[0].index() < events.back().index());
-  CHECK(events_of_type(events, "error").empty());
-  CHECK(array_size(mock_requests(f.mock), "/requests") == 2);
+  CHECK(retries[0].index() < t.events.back().index());
+  CHECK(events_of_type(t.events, "error").empty());
+  CHECK(t.model_requests() == 2);
 }
 
 TEST_CASE("mcp: a stream cut mid-answer is retried and the turn succeeds") {
-  McpServerFixture f;
-  f.mcp.initialize();
-  auto id = f.mcp.call_llmx("@mock:cut times=1");
-  auto resp = f.mcp.wait_for_response(id);
-  CHECK_FALSE(result_is_error(resp));
-  CHECK(result_text(resp) == kDefaultText);
-  auto events = f.mcp.events_for(id);
-  CHECK(events_of_type(events, "stream_error").size() == 1);
-  CHECK(events.back().str("/params/msg/last_agent_message") == kDefaultText);
-  CHECK(array_size(mock_requests(f.mock), "/requests") == 2);
+  ToolTurn t("@mock:cut times=1");
+  CHECK_FALSE(result_is_error(t.resp));
+  CHECK(result_text(t.resp) == kDefaultText);
+  CHECK(events_of_type(t.events, "stream_error").size() == 1);
+  CHECK(t.events.back().str("/params/msg/last_agent_message") == kDefaultText);
+  CHECK(t.model_requests() == 2);
 }
 
 TEST_CASE("mcp: malformed SSE events are skipped and the valid text survives") {
-  McpServerFixture f;
-  f.mcp.initialize();
-  auto id = f.mcp.call_llmx("@mock:malformed");
-  auto resp = f.mcp.wait_for_response(id);
-  CHECK_FALSE(result_is_error(resp));
-  CHECK(result_text(resp) == "Valid text survives.");
-  CHECK(joined_deltas(f.mcp.events_for(id)) == "Valid text survives.");
+  ToolTurn t("@mock:malformed");
+  CHECK_FALSE(result_is_error(t.resp));
+  CHECK(result_text(t.resp) == "Valid text survives.");
+  CHECK(joined_deltas(t.events) == "Valid text survives.");
 }
 
 TEST_CASE("mcp: an error event inside the stream gives an isError result") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   // A bad request inside the stream is final (overload and server errors reconnect: faults tests).
   auto id = f.mcp.call_llmx("@mock:error_chunk kind=invalid");
   auto resp = f.mcp.wait_for_response(id);

@@ -60,8 +60,7 @@ TEST_CASE("sandbox/turn: the API key never reaches a command or the model") {
 
 TEST_CASE("sandbox/turn: no process outlives its turn, and the hostname cannot change") {
   TempDir ws{"llmx-sandbox-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const auto daemon = unique_sleep(600);
   ProcessSweeper sweep{daemon};
   const std::string host = hostname();
@@ -77,8 +76,7 @@ TEST_CASE("sandbox/turn: no process outlives its turn, and the hostname cannot c
 
 TEST_CASE("sandbox/server: SIGTERM mid-command kills the command and its daemons, then exits cleanly") {
   TempDir ws{"llmx-sandbox-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const auto daemon = unique_sleep(601), top = unique_sleep(602);
   ProcessSweeper sweep{daemon}, sweep2{top};
   auto id = f.mcp.call_llmx("@mock:shell timeout_ms=120000 cmd=setsid " + daemon[0] + " " + daemon[1] +
@@ -105,8 +103,7 @@ TEST_CASE("sandbox/server: SIGTERM mid-command kills the command and its daemons
 
 TEST_CASE("sandbox/server: kill -9 mid-command leaves no command, child or daemon running") {
   TempDir ws{"llmx-sandbox-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const auto daemon = unique_sleep(603), child = unique_sleep(604), top = unique_sleep(605);
   ProcessSweeper sweep{daemon}, sweep2{child}, sweep3{top};
   f.mcp.call_llmx("@mock:shell timeout_ms=120000 cmd=setsid " + daemon[0] + " " + daemon[1] + " & (" + child[0] +

@@ -152,8 +152,7 @@ TEST_CASE("settings: llmx login stores the key 0600 without echoing it; requests
 }
 
 TEST_CASE("settings: model/list pages through the catalogue with the configured model first") {
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   std::vector<std::string> ids;
   std::string cursor;
   for (int i = 0; i < 10; ++i) {

@@ -47,8 +47,7 @@ std::string unrestricted(const TempDir& cwd) {
 
 TEST_CASE("tools: notifications/cancelled during a command kills its whole process group") {
   TempDir ws{"llmx-tools-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const auto sleeper = unique_sleep(301);
   ProcessSweeper sweep{sleeper};
   REQUIRE(processes_with_argv(sleeper).empty());
@@ -163,8 +162,7 @@ TEST_CASE("tools: a program that does not exist gives a clear error and the turn
 
 TEST_CASE("tools: a flood of output is truncated for the model and the server's memory stays bounded") {
   TempDir ws{"llmx-tools-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   // ~130 MB of base64 deltas would cost the test process gigabytes as parsed messages: count them.
   f.mcp.drop_lines_containing("\"exec_command_output_delta\"");
   const auto t0 = Clock::now();
@@ -205,8 +203,7 @@ TEST_CASE("tools: a flood of output is truncated for the model and the server's 
 
 TEST_CASE("tools: children a command leaves behind in its process group are killed when it exits") {
   TempDir ws{"llmx-tools-ws"};
-  McpServerFixture f;
-  f.mcp.initialize();
+  InitializedMcp f;
   const auto sleeper = unique_sleep(302);
   ProcessSweeper sweep{sleeper};
   auto id = f.mcp.call_llmx("@mock:shell cmd=(sleep " + sleeper[1] + " &) ; echo started", unrestricted(ws));

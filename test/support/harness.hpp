@@ -201,6 +201,11 @@ struct McpServerFixture {
   explicit McpServerFixture(McpOptions options = {}) : mcp(home.path(), mock.url(), std::move(options)) {}
 };
 
+// The same, past the MCP initialize handshake.
+struct InitializedMcp : McpServerFixture {
+  explicit InitializedMcp(McpOptions options = {}) : McpServerFixture(std::move(options)) { mcp.initialize(); }
+};
+
 // McpOptions for `llmx app-server` (the same client speaks it; lines carry no "jsonrpc").
 McpOptions app_server_options(McpOptions base = {});
 

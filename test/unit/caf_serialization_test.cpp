@@ -242,23 +242,31 @@ TEST_CASE("caf: ModelEvents round trip with every ModelEvent variant") {
   CHECK(json::to_json(back) == json::to_json(batch));
 }
 
+namespace {
+
+// A message through the registered system's serializer and back; `bytes` gets what it wrote.
+caf::message message_roundtrip(caf::actor_system& sys, const caf::message& msg, std::vector<char>* bytes = nullptr) {
+  std::vector<char> buf;
+  caf::binary_serializer sink(sys, buf);
+  auto err = sink(const_cast<caf::message&>(msg));
+  REQUIRE_MESSAGE(!err, sys.render(err));
+  caf::message back;
+  caf::binary_deserializer source(sys, buf);
+  err = source(back);
+  REQUIRE_MESSAGE(!err, sys.render(err));
+  CHECK(source.remaining() == 0);
+  if (bytes) *bytes = std::move(buf);
+  return back;
+}
+
+}  // namespace
+
 TEST_CASE("caf: messages cross a registered actor system's serializer") {
   caf::actor_system_config cfg;
   add_message_types(cfg);
   caf::actor_system sys{cfg};
 
-  auto roundtrip = [&](caf::message msg) {
-    std::vector<char> buf;
-    caf::binary_serializer sink(sys, buf);
-    auto err = sink(msg);
-    REQUIRE_MESSAGE(!err, sys.render(err));
-    caf::message back;
-    caf::binary_deserializer source(sys, buf);
-    err = source(back);
-    REQUIRE_MESSAGE(!err, sys.render(err));
-    CHECK(source.remaining() == 0);
-    return back;
-  };
+  auto roundtrip = [&](caf::message msg) { return message_roundtrip(sys, msg); };
 
   for (const auto& ev : sample_events()) {
     CAPTURE(json::to_json(ev));
@@ -290,16 +298,8 @@ TEST_CASE("caf: every type in the message list is registered and survives a roun
     REQUIRE(registered != cfg.type_names_by_rtti.end());
     CHECK(registered->second == name);
     std::vector<char> buf;
-    caf::binary_serializer sink(sys, buf);
-    auto msg = caf::make_message(std::move(value));
-    auto err = sink(msg);
-    REQUIRE_MESSAGE(!err, sys.render(err));
-    caf::message back;
-    caf::binary_deserializer source(sys, buf);
-    err = source(back);
-    REQUIRE_MESSAGE(!err, sys.render(err));
-    CHECK(source.remaining() == 0);
-    REQUIRE(back.match_elements<T>());
+    auto back = message_roundtrip(sys, caf::make_message(std::move(value)), &buf);
+    REQUIRE(back.template match_elements<T>());
     std::vector<char> again;
     caf::binary_serializer sink2(sys, again);
     REQUIRE(!sink2(back));

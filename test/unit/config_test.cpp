@@ -54,16 +54,12 @@ TEST_CASE("config: precedence defaults < config.toml < profile < -c < typed over
     CHECK(cfg.approval_policy == AskForApproval::never);
   }
   SUBCASE("profile over config.toml") {
-    ConfigOverrides o;
-    o.profile = "fast";
-    auto cfg = load_config(o);
+    auto cfg = load_config({.profile = "fast"});
     CHECK(cfg.model == "from-profile");
     CHECK(cfg.approval_policy == AskForApproval::untrusted);
   }
   SUBCASE("a profile without the keys falls back to config.toml") {
-    ConfigOverrides o;
-    o.profile = "empty";
-    auto cfg = load_config(o);
+    auto cfg = load_config({.profile = "empty"});
     CHECK(cfg.model == "from-file");
     CHECK(cfg.approval_policy == AskForApproval::never);
   }

@@ -446,6 +446,21 @@ TEST_CASE("http cancel of a hanging request: one on_done, loop keeps serving") {
   CHECK(client.active() == 0);
 }
 
+namespace {
+
+// Lets the server go on, then checks the request ended as cancelled after `chunks` body chunks,
+// with exactly one on_done.
+void check_cancelled_after(const std::shared_ptr<Recorder>& rec, Gate& go, size_t chunks) {
+  go.release();
+  REQUIRE(rec->wait_done());
+  std::lock_guard lk(rec->mu);
+  CHECK(rec->error == "cancelled");
+  CHECK(rec->chunks.size() == chunks);
+  CHECK(rec->dones == 1);
+}
+
+}  // namespace
+
 TEST_CASE("http cancel or throw from inside on_body stops further callbacks") {
   Gate go;
   TestServer srv([&](httplib::Server& s) {
@@ -468,34 +483,19 @@ TEST_CASE("http cancel or throw from inside on_body stops further callbacks") {
     std::atomic<llmx::http::RequestId> id{0};
     rec->body_hook = [&](std::string_view) { client.cancel(id.load()); };
     id = client.start(get(srv.url("/many")), rec);
-    go.release();
-    REQUIRE(rec->wait_done());
-    std::lock_guard lk(rec->mu);
-    CHECK(rec->error == "cancelled");
-    CHECK(rec->chunks.size() == 1);
-    CHECK(rec->dones == 1);
+    check_cancelled_after(rec, go, 1);
   }
   SUBCASE("throw in on_head") {
     auto rec = std::make_shared<Recorder>();
     rec->head_hook = [] { throw 42; };
     client.start(get(srv.url("/many")), rec);
-    go.release();
-    REQUIRE(rec->wait_done());
-    std::lock_guard lk(rec->mu);
-    CHECK(rec->error == "cancelled");
-    CHECK(rec->chunks.empty());
-    CHECK(rec->dones == 1);
+    check_cancelled_after(rec, go, 0);
   }
   SUBCASE("throw") {
     auto rec = std::make_shared<Recorder>();
     rec->body_hook = [](std::string_view) { throw std::runtime_error("handler bug"); };
     client.start(get(srv.url("/many")), rec);
-    go.release();
-    REQUIRE(rec->wait_done());
-    std::lock_guard lk(rec->mu);
-    CHECK(rec->error == "cancelled");
-    CHECK(rec->chunks.size() == 1);
-    CHECK(rec->dones == 1);
+    check_cancelled_after(rec, go, 1);
   }
   CHECK(client.active() == 0);
 }
@@ -533,16 +533,30 @@ TEST_CASE("http 200 concurrent requests from several threads all complete") {
   CHECK(client.active() == 0);
 }
 
-TEST_CASE("http bounded connection pool queues requests and reuses connections") {
+namespace {
+
+// The client ports a server saw: one per connection the client opened.
+struct PortLog {
   std::mutex mu;
-  std::set<int> client_ports;
+  std::set<int> ports;
+  void saw(const httplib::Request& req) {
+    std::lock_guard lk(mu);
+    ports.insert(req.remote_port);
+  }
+  size_t count() {
+    std::lock_guard lk(mu);
+    return ports.size();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("http bounded connection pool queues requests and reuses connections") {
+  PortLog connections;
   TestServer srv([&](httplib::Server& s) {
     s.set_keep_alive_max_count(1000);
     s.Get("/p", [&](const httplib::Request& req, httplib::Response& res) {
-      {
-        std::lock_guard lk(mu);
-        client_ports.insert(req.remote_port);
-      }
+      connections.saw(req);
       res.set_content("p", "text/plain");
     });
   });
@@ -559,22 +573,17 @@ TEST_CASE("http bounded connection pool queues requests and reuses connections")
     CHECK(r->error == "");
     CHECK(r->body() == "p");
   }
-  std::lock_guard lk(mu);
-  CHECK(client_ports.size() <= 2);
+  CHECK(connections.count() <= 2);
 }
 
 TEST_CASE("http finish_within lets a transfer end by itself, else cancels it after the grace") {
   Gate release;
   Gate body_end;  // the server finishes /slow-end's body once the test opens this
-  std::mutex mu;
-  std::set<int> client_ports;
+  PortLog connections;
   TestServer srv([&](httplib::Server& s) {
     s.set_keep_alive_max_count(1000);
     s.Get("/slow-end", [&](const httplib::Request& req, httplib::Response& res) {
-      {
-        std::lock_guard lk(mu);
-        client_ports.insert(req.remote_port);
-      }
+      connections.saw(req);
       res.set_chunked_content_provider("text/plain", [&](size_t offset, httplib::DataSink& sink) {
         if (offset > 0) {
           body_end.wait();
@@ -610,10 +619,7 @@ TEST_CASE("http finish_within lets a transfer end by itself, else cancels it aft
   auto again = std::make_shared<Recorder>();
   client.start(get(srv.url("/slow-end")), again);
   REQUIRE(again->wait_done());
-  {
-    std::lock_guard lk(mu);
-    CHECK(client_ports.size() == 1);
-  }
+  CHECK(connections.count() == 1);
 
   // A stream that never ends is cancelled once the grace has passed.
   auto stuck = std::make_shared<Recorder>();

@@ -10,6 +10,18 @@ const std::string kText =
     "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n"
     "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
     "data: [DONE]\n\n";
+
+// The outcome of one whole attempt: a status (0: no response at all), a body, how it ended.
+StreamOutcome outcome_of(int status, std::vector<std::pair<std::string, std::string>> headers, std::string_view body,
+                         const std::string& end_error, std::vector<ModelEvent>* events = nullptr) {
+  ModelStreamReader r(1, "c");
+  std::vector<ModelEvent> out;
+  if (status) r.on_head(status, headers, out);
+  if (!body.empty()) r.on_body(body, out);
+  r.on_end(end_error, out);
+  if (events) *events = std::move(out);
+  return r.outcome();
+}
 }  // namespace
 
 TEST_CASE("a complete stream finishes as soon as [DONE] arrives, before the transfer ends") {
@@ -38,35 +50,26 @@ TEST_CASE("a stream cut before its finish is a stream error naming the transport
 }
 
 TEST_CASE("a clean end without a finish reason is reported as a cut stream") {
-  ModelStreamReader r(1, "c");
-  std::vector<ModelEvent> out;
-  r.on_head(200, {}, out);
-  r.on_body(kText.substr(0, 60), out);
-  r.on_end("", out);
-  CHECK(r.outcome().kind == StreamOutcome::stream_error);
-  CHECK(r.outcome().message == "stream disconnected before completion: stream closed before response.completed");
+  auto o = outcome_of(200, {}, kText.substr(0, 60), "");
+  CHECK(o.kind == StreamOutcome::stream_error);
+  CHECK(o.message == "stream disconnected before completion: stream closed before response.completed");
 }
 
 TEST_CASE("non-2xx statuses quote the provider's message and keep Retry-After") {
-  ModelStreamReader r(1, "c");
   std::vector<ModelEvent> out;
-  r.on_head(429, {{"Retry-After", "3"}}, out);
-  r.on_body(R"({"error":{"message":"Rate limit exceeded"}})", out);
-  r.on_end("", out);
+  auto o = outcome_of(429, {{"Retry-After", "3"}}, R"({"error":{"message":"Rate limit exceeded"}})", "", &out);
   CHECK(out.empty());
-  CHECK(r.outcome().kind == StreamOutcome::http_status);
-  CHECK(r.outcome().status == 429);
-  CHECK(r.outcome().message == "unexpected status 429 Too Many Requests: Rate limit exceeded");
-  REQUIRE(r.outcome().retry_after_ms);
-  CHECK(*r.outcome().retry_after_ms == 3000);
+  CHECK(o.kind == StreamOutcome::http_status);
+  CHECK(o.status == 429);
+  CHECK(o.message == "unexpected status 429 Too Many Requests: Rate limit exceeded");
+  REQUIRE(o.retry_after_ms);
+  CHECK(*o.retry_after_ms == 3000);
 }
 
 TEST_CASE("no response at all is a transport error") {
-  ModelStreamReader r(1, "c");
-  std::vector<ModelEvent> out;
-  r.on_end("Couldn't connect to server (curl 7)", out);
-  CHECK(r.outcome().kind == StreamOutcome::transport_error);
-  CHECK(r.outcome().message == "Connection failed: Couldn't connect to server (curl 7)");
+  auto o = outcome_of(0, {}, "", "Couldn't connect to server (curl 7)");
+  CHECK(o.kind == StreamOutcome::transport_error);
+  CHECK(o.message == "Connection failed: Couldn't connect to server (curl 7)");
 }
 
 TEST_CASE("an error object inside a 200 stream is a provider error") {
