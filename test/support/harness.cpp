@@ -1,5 +1,7 @@
 #include "test/support/harness.hpp"
 
+#include "protocol/base/files.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -61,29 +63,6 @@ const std::vector<std::string>& llmx_vars() {
 }
 
 }  // namespace
-
-// --- TempDir ------------------------------------------------------------------------------------
-
-TempDir::TempDir(std::string_view prefix) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + std::string(prefix) + "-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
-std::string TempDir::write(std::string_view name, std::string_view content) const {
-  std::string p = file(name);
-  fs::create_directories(fs::path(p).parent_path());
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (!f) throw std::runtime_error("cannot write " + p);
-  return p;
-}
 
 // --- small helpers ------------------------------------------------------------------------------
 
@@ -196,12 +175,7 @@ MockLlm::~MockLlm() { proc_->terminate(); }
 
 std::string MockLlm::requests_json() { return http_get(url_, "/_mock/requests"); }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::string& path) { return llmx::files::read(path).value_or(""); }
 
 EnvVars llmx_env(const std::string& llmx_home, const std::string& base_url) {
   return {{"LLMX_HOME", llmx_home}, {"LLMX_BASE_URL", base_url}, {"LLMX_API_KEY", "test"}};

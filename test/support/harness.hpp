@@ -3,6 +3,8 @@
 // out of time throws std::runtime_error (with the server's stderr) so the test fails, never hangs.
 #pragma once
 
+#include "test/support/temp_dir.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,20 +22,6 @@ namespace llmx::test {
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 // A fresh directory under $TMPDIR (or /tmp), removed recursively on destruction.
-class TempDir {
- public:
-  explicit TempDir(std::string_view prefix = "llmx-test");
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
-  // Writes `content` to path()/name (creating parent directories); returns the full path.
-  std::string write(std::string_view name, std::string_view content) const;
-
- private:
-  std::string path_;
-};
 
 // `"text"` as a JSON string literal (quoted and escaped).
 std::string json_quote(std::string_view text);

@@ -159,7 +159,7 @@ TEST_CASE("account fuzzy: the walk skips .git and ignored entries, honours negat
   dir.write("nested/other_abe", "x");
   dir.write(".hidden_abe", "x");
 
-  auto found = fuzzy_file_search("abe", {dir.path});
+  auto found = fuzzy_file_search("abe", {dir.path()});
   auto paths = paths_of(found);
   CAPTURE(paths.size());
   auto has = [&](const std::string& p) { return std::find(paths.begin(), paths.end(), p) != paths.end(); };
@@ -178,7 +178,7 @@ TEST_CASE("account fuzzy: the walk skips .git and ignored entries, honours negat
     CHECK(ordered);
   }
   for (const auto& m : found) {
-    CHECK(m.root == dir.path);
+    CHECK(m.root == dir.path());
     CHECK(m.file_name == fs::path(m.path).filename().string());
     REQUIRE(m.indices);
     CHECK(m.indices->size() == 3);
@@ -188,17 +188,17 @@ TEST_CASE("account fuzzy: the walk skips .git and ignored entries, honours negat
   ScratchDir many("llmx_fuzzy_many");
   for (int i = 0; i < 80; ++i) many.write("f" + std::to_string(i) + "_abe", "x");
   many.write("abe", "x");
-  auto limited = fuzzy_file_search("abe", {many.path, dir.path}, nullptr, 10);
+  auto limited = fuzzy_file_search("abe", {many.path(), dir.path()}, nullptr, 10);
   size_t from_many = 0;
-  for (const auto& m : limited) from_many += m.root == many.path;
+  for (const auto& m : limited) from_many += m.root == many.path();
   CHECK(from_many == 10);
   CHECK(limited.size() > 10);
   CHECK(limited.front().path == "abe");
 
-  CHECK(fuzzy_file_search("", {dir.path}).empty());
-  CHECK(fuzzy_file_search("abe", {dir.path + "/does-not-exist"}).empty());
+  CHECK(fuzzy_file_search("", {dir.path()}).empty());
+  CHECK(fuzzy_file_search("abe", {dir.path() + "/does-not-exist"}).empty());
   std::atomic<bool> cancelled{true};
-  CHECK(fuzzy_file_search("abe", {dir.path}, &cancelled).empty());
+  CHECK(fuzzy_file_search("abe", {dir.path()}, &cancelled).empty());
 }
 
 // --- UserSavedConfig --------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ TEST_CASE("account saved config: every key present, null when unset") {
         R"("forcedLoginMethod":null,"model":null,"modelReasoningEffort":null,"modelReasoningSummary":null,)"
         R"("modelVerbosity":null,"tools":null,"profile":null,"profiles":{}})");
   ScratchDir home("llmx_saved");
-  CHECK(json::to_json(load_user_saved_config(home.path)) == empty);  // no config.toml at all
+  CHECK(json::to_json(load_user_saved_config(home.path())) == empty);  // no config.toml at all
 }
 
 TEST_CASE("account saved config: the reference example round-trips") {
@@ -352,13 +352,13 @@ TEST_CASE("account feedback: one JSON line per upload, appended to a 0600 feedba
         R"({"timestamp":"2025-01-01T00:00:00.000Z","classification":"bug","reason":"agent looped",)"
         R"("conversationId":"0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c","includeLogs":true})");
   ScratchDir home("llmx_feedback");
-  append_feedback(home.path, line);
-  append_feedback(home.path, "{}");
+  append_feedback(home.path(), line);
+  append_feedback(home.path(), "{}");
   CHECK(home.read("feedback.jsonl") == line + "\n{}\n");
   struct stat st {};
   REQUIRE(::stat(home.at("feedback.jsonl").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
-  CHECK_THROWS(append_feedback(home.path + "/missing-dir", "{}"));
+  CHECK_THROWS(append_feedback(home.path() + "/missing-dir", "{}"));
 }
 
 TEST_CASE("account summary: target from params, and the wire summary of a stored thread") {
@@ -436,7 +436,7 @@ TEST_CASE("account git diff: merge base with the upstream, tracked and untracked
   git_in(origin, {"add", "a.txt"});
   git_in(origin, {"commit", "-q", "-m", "first"});
   auto base = std::string(text::trim(git_in(origin, {"rev-parse", "HEAD"})));
-  git_in(dir.path, {"clone", "-q", origin, work});
+  git_in(dir.path(), {"clone", "-q", origin, work});
   // A local commit on top of the upstream, a tracked change and an untracked file.
   dir.write("work/b.txt", "local\n");
   git_in(work, {"add", "b.txt"});
@@ -465,8 +465,8 @@ TEST_CASE("account git diff: merge base with the upstream, tracked and untracked
 
   // Not a repository, or a repository without a commit.
   ScratchDir plain("llmx_gitdiff_plain");
-  CHECK_FALSE(git_diff_to_remote(plain.path, run_command_fn));
-  git_in(plain.path, {"init", "-q"});
-  CHECK_FALSE(git_diff_to_remote(plain.path, run_command_fn));
-  CHECK_FALSE(git_diff_to_remote(plain.path + "/missing", run_command_fn));
+  CHECK_FALSE(git_diff_to_remote(plain.path(), run_command_fn));
+  git_in(plain.path(), {"init", "-q"});
+  CHECK_FALSE(git_diff_to_remote(plain.path(), run_command_fn));
+  CHECK_FALSE(git_diff_to_remote(plain.path() + "/missing", run_command_fn));
 }

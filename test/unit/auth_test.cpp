@@ -4,6 +4,7 @@
 #include "protocol/config/auth.hpp"
 
 #include <doctest/doctest.h>
+#include "test/support/env_guard.hpp"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -22,28 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class EnvVar {
- public:
-  EnvVar(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~EnvVar() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  EnvVar(const EnvVar&) = delete;
-  EnvVar& operator=(const EnvVar&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using EnvVar = llmx::test::EnvGuard;
 
 unsigned mode_of(const std::string& path) {
   struct stat st {};
@@ -66,19 +46,19 @@ constexpr const char* kKey = "sk-proj-abcdefghijklmnopqrstuvwxyzABCDE";
 TEST_CASE("auth: save writes a 0600 pretty-printed auth.json and load reads it back") {
   ScratchDir dir("llmx_auth");
   auto old_umask = ::umask(0);  // the mode must not depend on a permissive umask
-  auth::save_api_key(dir.path, "  " + std::string(kKey) + "\n");
+  auth::save_api_key(dir.path(), "  " + std::string(kKey) + "\n");
   ::umask(old_umask);
   CHECK(mode_of(dir.at("auth.json")) == 0600);
   CHECK(dir.read("auth.json") == std::optional<std::string>("{\n  \"OPENAI_API_KEY\": \"" + std::string(kKey) + "\"\n}\n"));
-  CHECK(auth::load_api_key(dir.path) == std::optional<std::string>(kKey));
-  CHECK(strays(dir.path).empty());
+  CHECK(auth::load_api_key(dir.path()) == std::optional<std::string>(kKey));
+  CHECK(strays(dir.path()).empty());
 
   SUBCASE("an overwrite keeps the mode, even of a file someone loosened, and leaves no temp file") {
     REQUIRE(::chmod(dir.at("auth.json").c_str(), 0644) == 0);
-    auth::save_api_key(dir.path, "sk-second-key-0123456789abcdef");
+    auth::save_api_key(dir.path(), "sk-second-key-0123456789abcdef");
     CHECK(mode_of(dir.at("auth.json")) == 0600);
-    CHECK(auth::load_api_key(dir.path) == std::optional<std::string>("sk-second-key-0123456789abcdef"));
-    CHECK(strays(dir.path).empty());
+    CHECK(auth::load_api_key(dir.path()) == std::optional<std::string>("sk-second-key-0123456789abcdef"));
+    CHECK(strays(dir.path()).empty());
   }
 }
 
@@ -95,7 +75,7 @@ TEST_CASE("auth: rewriting keeps tokens and unknown fields, in order") {
   ScratchDir dir("llmx_auth");
   dir.write("auth.json", R"({"tokens": {"id_token": "a.b.c", "access_token": "x", "refresh_token": "r", "account_id": "acc"},
  "OPENAI_API_KEY": null, "last_refresh": "2025-01-01T00:00:00Z", "future": [1, 2.5, true, null, {}]})");
-  auth::save_api_key(dir.path, kKey);
+  auth::save_api_key(dir.path(), kKey);
   auto text = dir.read("auth.json");
   REQUIRE(text);
   CHECK(*text == "{\n"
@@ -115,7 +95,7 @@ TEST_CASE("auth: rewriting keeps tokens and unknown fields, in order") {
                  "    {}\n"
                  "  ]\n"
                  "}\n");
-  auto st = auth::status(dir.path);
+  auto st = auth::status(dir.path());
   CHECK(st.api_key == std::optional<std::string>(kKey));
   CHECK(st.has_tokens);
   CHECK(st.auth_method() == std::optional<std::string>("apikey"));
@@ -124,8 +104,8 @@ TEST_CASE("auth: rewriting keeps tokens and unknown fields, in order") {
 TEST_CASE("auth: a key added to a file without one goes first") {
   ScratchDir dir("llmx_auth");
   dir.write("auth.json", R"({"last_refresh": "2025-01-01T00:00:00Z"})");
-  CHECK_FALSE(auth::load_api_key(dir.path).has_value());
-  auth::save_api_key(dir.path, kKey);
+  CHECK_FALSE(auth::load_api_key(dir.path()).has_value());
+  auth::save_api_key(dir.path(), kKey);
   CHECK(dir.read("auth.json") ==
         std::optional<std::string>("{\n  \"OPENAI_API_KEY\": \"" + std::string(kKey) +
                                    "\",\n  \"last_refresh\": \"2025-01-01T00:00:00Z\"\n}\n"));
@@ -133,54 +113,54 @@ TEST_CASE("auth: a key added to a file without one goes first") {
 
 TEST_CASE("auth: missing, empty-key and malformed files") {
   ScratchDir dir("llmx_auth");
-  CHECK_FALSE(auth::load_api_key(dir.path).has_value());
-  auto st = auth::status(dir.path);
+  CHECK_FALSE(auth::load_api_key(dir.path()).has_value());
+  auto st = auth::status(dir.path());
   CHECK_FALSE(st.file_exists);
   CHECK_FALSE(st.auth_method().has_value());
 
   dir.write("auth.json", R"({"OPENAI_API_KEY": "   "})");
-  CHECK_FALSE(auth::load_api_key(dir.path).has_value());
+  CHECK_FALSE(auth::load_api_key(dir.path()).has_value());
 
   dir.write("auth.json", R"({"OPENAI_API_KEY": null, "tokens": {"access_token": "t"}})");
-  CHECK(auth::status(dir.path).auth_method() == std::optional<std::string>("chatgpt"));
+  CHECK(auth::status(dir.path()).auth_method() == std::optional<std::string>("chatgpt"));
 
   std::string file = dir.at("auth.json");
   dir.write("auth.json", "{not json");
-  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path), doctest::Contains(file.c_str()), auth::AuthError);
-  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path), doctest::Contains("not valid JSON"), auth::AuthError);
+  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path()), doctest::Contains(file.c_str()), auth::AuthError);
+  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path()), doctest::Contains("not valid JSON"), auth::AuthError);
   // Saving over a malformed file refuses and leaves it alone.
-  CHECK_THROWS_AS(auth::save_api_key(dir.path, kKey), auth::AuthError);
+  CHECK_THROWS_AS(auth::save_api_key(dir.path(), kKey), auth::AuthError);
   CHECK(dir.read("auth.json") == std::optional<std::string>("{not json"));
 
   dir.write("auth.json", "[1]");
-  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path), doctest::Contains("must hold a JSON object"), auth::AuthError);
+  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path()), doctest::Contains("must hold a JSON object"), auth::AuthError);
   dir.write("auth.json", R"({"OPENAI_API_KEY": 42})");
-  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path), doctest::Contains("`OPENAI_API_KEY` must be a string or null"),
+  CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path()), doctest::Contains("`OPENAI_API_KEY` must be a string or null"),
                        auth::AuthError);
   // An AuthError is a ConfigError, so load_config's callers report it.
-  CHECK_THROWS_AS(auth::load_api_key(dir.path), ConfigError);
+  CHECK_THROWS_AS(auth::load_api_key(dir.path()), ConfigError);
 
   if (::geteuid() != 0) {  // root reads anything
     dir.write("auth.json", R"({"OPENAI_API_KEY": "k"})");
     REQUIRE(::chmod(file.c_str(), 0) == 0);
-    CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path), doctest::Contains(("failed to read " + file).c_str()), auth::AuthError);
+    CHECK_THROWS_WITH_AS(auth::load_api_key(dir.path()), doctest::Contains(("failed to read " + file).c_str()), auth::AuthError);
   }
 }
 
 TEST_CASE("auth: an empty key is refused") {
   ScratchDir dir("llmx_auth");
-  CHECK_THROWS_AS(auth::save_api_key(dir.path, " \n\t"), auth::AuthError);
+  CHECK_THROWS_AS(auth::save_api_key(dir.path(), " \n\t"), auth::AuthError);
   CHECK_FALSE(dir.exists("auth.json"));
 }
 
 TEST_CASE("auth: logout deletes the file and reports whether there was one") {
   ScratchDir dir("llmx_auth");
-  CHECK_FALSE(auth::logout(dir.path));
-  auth::save_api_key(dir.path, kKey);
-  CHECK(auth::logout(dir.path));
+  CHECK_FALSE(auth::logout(dir.path()));
+  auth::save_api_key(dir.path(), kKey);
+  CHECK(auth::logout(dir.path()));
   CHECK_FALSE(dir.exists("auth.json"));
-  CHECK_FALSE(auth::load_api_key(dir.path).has_value());
-  CHECK_FALSE(auth::logout(dir.path));
+  CHECK_FALSE(auth::load_api_key(dir.path()).has_value());
+  CHECK_FALSE(auth::logout(dir.path()));
 }
 
 TEST_CASE("auth: mask_key shows 8 + 5 characters of long keys and nothing of short ones") {
@@ -196,21 +176,21 @@ TEST_CASE("auth: attach_stored_api_key only for providers that may use it") {
   ScratchDir dir("llmx_auth");
   auto providers = builtin_providers();
   SUBCASE("no auth.json: nothing attached") {
-    auth::attach_stored_api_key(providers["litellm"], dir.path);
+    auth::attach_stored_api_key(providers["litellm"], dir.path());
     CHECK_FALSE(providers["litellm"].stored_api_key.has_value());
   }
   SUBCASE("a stored key") {
-    auth::save_api_key(dir.path, kKey);
-    auth::attach_stored_api_key(providers["litellm"], dir.path);
+    auth::save_api_key(dir.path(), kKey);
+    auth::attach_stored_api_key(providers["litellm"], dir.path());
     CHECK(providers["litellm"].stored_api_key == std::optional<std::string>(kKey));
-    auth::attach_stored_api_key(providers["openai"], dir.path);
+    auth::attach_stored_api_key(providers["openai"], dir.path());
     CHECK(providers["openai"].stored_api_key == std::optional<std::string>(kKey));
     // `oss` has no env_key: it never reads the file, even a malformed one.
-    auth::attach_stored_api_key(providers["oss"], dir.path);
+    auth::attach_stored_api_key(providers["oss"], dir.path());
     CHECK_FALSE(providers["oss"].stored_api_key.has_value());
     dir.write("auth.json", "garbage");
-    CHECK_NOTHROW(auth::attach_stored_api_key(providers["oss"], dir.path));
-    CHECK_THROWS_AS(auth::attach_stored_api_key(providers["litellm"], dir.path), auth::AuthError);
+    CHECK_NOTHROW(auth::attach_stored_api_key(providers["oss"], dir.path()));
+    CHECK_THROWS_AS(auth::attach_stored_api_key(providers["litellm"], dir.path()), auth::AuthError);
   }
 }
 

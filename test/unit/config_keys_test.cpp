@@ -21,7 +21,7 @@ using namespace llmx::config_test;
 
 // Loads with cwd in a scratch directory, away from any repository's AGENTS.md or trust entry.
 Config load_in(const llmx::test::ScratchDir& cwd, ConfigOverrides o = {}) {
-  o.cwd = cwd.path;
+  o.cwd = cwd.path();
   return load_config(o);
 }
 
@@ -342,7 +342,7 @@ TEST_CASE("config: .env is loaded except LLMX_ keys") {
       d("LLMXTEST_SQ", std::nullopt), e("LLMXTEST_EMPTY", std::nullopt), f("LLMXTEST_SPACED", std::nullopt),
       g("LLMX_API_KEY", std::string("from-env")), h("llmx_lower", std::nullopt),
       i("LLMXTEST_OVERRIDE", std::string("old"));
-  load_dotenv(home.path);
+  load_dotenv(home.path());
   auto get = [](const char* n) { return getenv(n) ? std::optional<std::string>(getenv(n)) : std::nullopt; };
   CHECK(get("LLMXTEST_PLAIN") == std::optional<std::string>("plain value"));
   CHECK(get("LLMXTEST_EXPORTED") == std::optional<std::string>("yes"));

@@ -5,6 +5,8 @@
 
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include "test/support/env_guard.hpp"
+#include "test/support/temp_dir.hpp"
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -58,10 +60,7 @@ struct Waiter : ProcessHandler {
   }
 };
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+inline std::string slurp(const std::string& path) { return llmx::files::read(path).value_or(""); }
 
 inline void spit(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -108,19 +107,21 @@ inline std::string unique_sleep_token() {
   return std::to_string(8000 + (++n)) + "." + std::to_string(::getpid());
 }
 
+// Outside /tmp when the tests run from there: the sandbox mounts a fresh /tmp for commands.
+inline std::string escape_parent() {
+  std::string parent = fs::current_path().string();
+  return parent.rfind("/tmp", 0) == 0 ? "/var/tmp" : parent;
+}
+
 struct Escape {
-  std::string base, ws, outside, secret, home;
+  llmx::test::TempDir dir{"llmx-escape", escape_parent()};
+  std::string base = dir.path(), ws, outside, secret, home;
   int tcp_port = 0, udp_port = 0;
   UniqueFd tcp, udp, unix_listener;
   std::string unix_path;
   ProcessLoop loop;
 
   Escape() {
-    std::string parent = fs::current_path().string();
-    if (parent.rfind("/tmp", 0) == 0) parent = "/var/tmp";
-    std::string tmpl = parent + "/llmx-escape-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()));
-    base = tmpl;
     ::chmod(base.c_str(), 0755);  // the unprivileged cases traverse it
     ws = base + "/ws";
     outside = base + "/outside";
@@ -144,11 +145,6 @@ struct Escape {
     fs::create_symlink(secret, ws + "/filelink");
     listen_sockets();
   }
-  ~Escape() {
-    std::error_code ec;
-    fs::remove_all(base, ec);
-  }
-
   void listen_sockets() {
     sockaddr_in a{};
     a.sin_family = AF_INET;

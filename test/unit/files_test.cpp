@@ -23,7 +23,7 @@ TEST_CASE("files: read gives the whole file, nullopt and errno for what cannot b
   int err = 0;
   CHECK_FALSE(files::read(dir.at("missing"), &err));
   CHECK(err == ENOENT);
-  CHECK_FALSE(files::read(dir.path, &err));  // a directory
+  CHECK_FALSE(files::read(dir.path(), &err));  // a directory
   CHECK(err == EISDIR);
 }
 

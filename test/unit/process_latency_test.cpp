@@ -1,6 +1,8 @@
-// Spawn latency (goal: < 5 ms from spawn() to the child running, sandboxed or not), spawning from
-// many threads at once, and independence from the server's SIGCHLD disposition.
+// Spawning in every sandbox mode (the time to the first output is printed; llmx-bench measures
+// the goal), spawning from many threads at once, and independence from the server's SIGCHLD
+// disposition.
 #include <doctest/doctest.h>
+#include "test/support/temp_dir.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -50,7 +52,7 @@ struct Stats {
 // Time from spawn() to the first byte the child writes: includes clone, sandbox setup, exec and
 // the start-up of the program itself (a static-ish `printf` from coreutils).
 Stats measure(ProcessLoop& loop, const std::string& cwd, std::optional<SandboxPolicy> policy,
-              int runs = 60) {
+              int runs = 15) {
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     SpawnRequest r;
@@ -74,11 +76,10 @@ Stats measure(ProcessLoop& loop, const std::string& cwd, std::optional<SandboxPo
 
 }  // namespace
 
-TEST_CASE("process latency: spawn to first output, unsandboxed and sandboxed") {
+TEST_CASE("process: spawns in every sandbox mode run and stream their first output") {
   namespace fs = std::filesystem;
-  char tmpl[] = "/tmp/llmx-latency-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl));
-  const std::string plain = std::string(tmpl) + "/plain", repo = std::string(tmpl) + "/repo";
+  llmx::test::TempDir dir{"llmx-latency"};
+  const std::string plain = dir.file("plain"), repo = dir.file("repo");
   fs::create_directories(plain);
   fs::create_directories(repo + "/.git");
 
@@ -101,10 +102,8 @@ TEST_CASE("process latency: spawn to first output, unsandboxed and sandboxed") {
           << "\n  workspace-write + network (Landlock): " << s_ww_net.median_ms << " / "
           << s_ww_net.p95_ms << "\n  workspace-write, git repo (+ mount ns): " << s_git.median_ms
           << " / " << s_git.p95_ms);
-  // The goal is 5 ms (typically ~0.6 ms here); a loaded CI machine gets more slack.
-  const double limit = std::getenv("LLMX_PROCESS_BENCH") ? 5.0 : 25.0;
-  for (const Stats& s : {none, s_ro, s_ww, s_ww_net, s_git}) CHECK(s.median_ms < limit);
-  fs::remove_all(tmpl);
+  // The figures are for reading only: the 5 ms goal is measured by `llmx-bench --sections tools`,
+  // never asserted by a timed test.
 }
 
 TEST_CASE("process: spawn() is safe from many threads at once") {

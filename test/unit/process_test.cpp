@@ -3,6 +3,7 @@
 #include "sandbox/process.hpp"
 
 #include <doctest/doctest.h>
+#include "test/support/temp_dir.hpp"
 
 #include "protocol/base/files.hpp"
 #include <signal.h>
@@ -142,9 +143,9 @@ TEST_CASE("process: head+tail capture keeps both ends and counts everything") {
 }
 
 TEST_CASE("process: program lookup uses the child PATH, like execvp") {
-  char dir[] = "/tmp/llmx-path-XXXXXX";
-  REQUIRE(::mkdtemp(dir));
-  const std::string tool = std::string(dir) + "/llmx-tool";
+  llmx::test::TempDir scratch{"llmx-path"};
+  const std::string dir = scratch.path();
+  const std::string tool = scratch.file("llmx-tool");
   { std::ofstream(tool) << "#!/bin/sh\necho tool \"$@\"\n"; }
   int err = 0;
   CHECK(resolve_program("llmx-tool", {{"PATH", "/usr/bin"}}, "/", &err).empty());
@@ -175,8 +176,6 @@ TEST_CASE("process: program lookup uses the child PATH, like execvp") {
   res = run(loop, r);
   CHECK(res.exit_code == 0);
   CHECK(res.stdout_text == "plain a b\n");
-  ::unlink(tool.c_str());
-  ::rmdir(dir);
 }
 
 TEST_CASE("process: stdout, stderr, aggregate and deltas arrive in order") {

@@ -103,17 +103,17 @@ TEST_CASE("project_doc: global doc, project docs and their combination") {
   ScratchDir home, work;
   fs::create_directories(work.at("repo/.git"));
   std::string cwd = work.at("repo");
-  CHECK_FALSE(user_instructions(home.path, cwd, 32768, {}).has_value());
+  CHECK_FALSE(user_instructions(home.path(), cwd, 32768, {}).has_value());
   home.write("AGENTS.override.md", " \n ");  // whitespace only: the next name is used
   home.write("AGENTS.md", "\n  be brief  \n");
-  CHECK(read_global(home.path) == std::optional<std::string>("be brief"));
-  CHECK(user_instructions(home.path, cwd, 32768, {}) == std::optional<std::string>("be brief"));
+  CHECK(read_global(home.path()) == std::optional<std::string>("be brief"));
+  CHECK(user_instructions(home.path(), cwd, 32768, {}) == std::optional<std::string>("be brief"));
   work.write("repo/AGENTS.md", "  use tabs\n");
-  CHECK(user_instructions(home.path, cwd, 32768, {}) ==
+  CHECK(user_instructions(home.path(), cwd, 32768, {}) ==
         std::optional<std::string>("be brief\n\n--- project-doc ---\n\n  use tabs\n"));
-  CHECK(user_instructions(home.path, cwd, 0, {}) == std::optional<std::string>("be brief"));
+  CHECK(user_instructions(home.path(), cwd, 0, {}) == std::optional<std::string>("be brief"));
   home.remove("AGENTS.md");
-  CHECK(user_instructions(home.path, cwd, 32768, {}) == std::optional<std::string>("  use tabs\n"));
+  CHECK(user_instructions(home.path(), cwd, 32768, {}) == std::optional<std::string>("  use tabs\n"));
 }
 
 TEST_CASE("project_doc: the user message and its place in the initial context") {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <doctest/doctest.h>
+#include "protocol/base/files.hpp"
 
 #include "test/support/unit_temp_dir.hpp"
 #include "transport/rollout_writer.hpp"
@@ -11,10 +12,7 @@ using namespace llmx;
 using llmx::test::ScratchDir;
 
 namespace {
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string read_all(const std::string& path) { return llmx::files::read(path).value_or(""); }
 }  // namespace
 
 TEST_CASE("rollout writer: lines are written whole, in order, after flush, into new directories") {

@@ -62,7 +62,7 @@ TEST_CASE_FIXTURE(Escape, "escape: secrets in the server environment do not reac
 }
 
 TEST_CASE_FIXTURE(Escape, "escape: the server's /proc entries and $LLMX_HOME secrets are out of reach") {
-  ::setenv("LLMX_ESCAPE_MARKER", "sk-escape-marker", 1);
+  llmx::test::EnvGuard marker("LLMX_ESCAPE_MARKER", "sk-escape-marker");
   const std::string pid = std::to_string(::getpid());
   for (SandboxMode mode : {SandboxMode::workspace_write, SandboxMode::read_only}) {
     CAPTURE(mode);
@@ -83,7 +83,6 @@ TEST_CASE_FIXTURE(Escape, "escape: the server's /proc entries and $LLMX_HOME sec
     run(mode, "echo x > " + home + "/auth.json");  // goes to /dev/null
   }
   CHECK(slurp(home + "/auth.json") == "{\"OPENAI_API_KEY\":\"sk-auth-secret\"}\n");
-  ::unsetenv("LLMX_ESCAPE_MARKER");
 }
 
 TEST_CASE_FIXTURE(Escape, "escape: the command cannot signal or trace the server") {

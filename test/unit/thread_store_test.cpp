@@ -4,6 +4,7 @@
 #include "protocol/store/thread_store.hpp"
 
 #include <doctest/doctest.h>
+#include "protocol/base/files.hpp"
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,12 +81,7 @@ std::vector<std::string> walk(ThreadStore& store, ListQuery q) {
 
 std::string index_of(const Made& m) { return fs::path(m.path).parent_path().string() + "/.index.jsonl"; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& path) { return llmx::files::read(path).value_or(""); }
 
 void append_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::app) << text;
@@ -94,21 +90,8 @@ void append_text(const std::string& path, const std::string& text) {
 // A scratch home in memory when /dev/shm is there: creating 20,000 files on a busy disk measures
 // the disk, not the store.
 struct MemoryScratch {
-  std::string path;
-  MemoryScratch() {
-    for (std::string base : {"/dev/shm", "/tmp"}) {
-      std::string tmpl = base + "/llmx_store_XXXXXX";
-      if (::access(base.c_str(), W_OK) == 0 && mkdtemp(tmpl.data())) {
-        path = tmpl;
-        break;
-      }
-    }
-    REQUIRE(!path.empty());
-  }
-  ~MemoryScratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+  llmx::test::TempDir dir{"llmx_store", ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"};
+  std::string path = dir.path();
 };
 
 // The index's mtime only tells changes apart when they fall in different timestamp ticks.
@@ -191,7 +174,7 @@ TEST_CASE("thread index: file names, records and heads") {
 
   // An append after a crash-cut line starts a fresh line, so the record stays whole.
   dir.write(".index.jsonl", std::string(kIndexHeader) + "\n{\"file\":\"rollout-2025");
-  CHECK_FALSE(append_index_records(dir.path, {r}));
+  CHECK_FALSE(append_index_records(dir.path(), {r}));
   std::string index = *dir.read(".index.jsonl");
   CHECK(index.ends_with("\n" + encode_index_record(r) + "\n"));
 }
@@ -199,12 +182,12 @@ TEST_CASE("thread index: file names, records and heads") {
 TEST_CASE("thread store: newest first, cursors give full pages with no gaps or repeats") {
   test::ScratchDir home;
   std::vector<Made> made;
-  for (int i = 0; i < 13; ++i) made.push_back(make(home.path, kT0 + (i % 4) * 86400 + i * 60, i));
+  for (int i = 0; i < 13; ++i) made.push_back(make(home.path(), kT0 + (i % 4) * 86400 + i * 60, i));
   // Same second, different uuids: the uuid breaks the tie.
-  made.push_back(make(home.path, kT0 + 5000, 100));
-  made.push_back(make(home.path, kT0 + 5000, 101));
+  made.push_back(make(home.path(), kT0 + 5000, 100));
+  made.push_back(make(home.path(), kT0 + 5000, 101));
   auto expected = expected_order(made);
-  ThreadStore store(home.path);
+  ThreadStore store(home.path());
   for (size_t size : {1, 2, 3, 5, 15, 25}) {
     ListQuery q;
     q.page_size = size;
@@ -221,7 +204,7 @@ TEST_CASE("thread store: newest first, cursors give full pages with no gaps or r
   CHECK(t.preview == "hello");
   CHECK(t.source == "cli");
   CHECK(*t.model_provider == "litellm");
-  CHECK(t.path.starts_with(home.path + "/sessions/"));
+  CHECK(t.path.starts_with(home.path() + "/sessions/"));
   CHECK(t.created_at.ends_with("Z"));
   CHECK(t.updated_unix >= t.created_unix);
   CHECK(t.updated_at.size() == 24);
@@ -235,7 +218,7 @@ TEST_CASE("thread store: newest first, cursors give full pages with no gaps or r
 
 TEST_CASE("thread store: invalid cursors are errors") {
   test::ScratchDir home;
-  ThreadStore store(home.path);
+  ThreadStore store(home.path());
   for (const char* bad : {"nope", "2025-01-01T00-00-00", "2025-01-01T00:00:00|0194f1b2-0000-7000-8000-000000000001",
                           "2025-01-01T00-00-00|not-a-uuid"}) {
     ListQuery q;
@@ -256,11 +239,11 @@ TEST_CASE("thread store: invalid cursors are errors") {
 
 TEST_CASE("thread store: provider and source filters") {
   test::ScratchDir home;
-  Made a = make(home.path, kT0 + 1, 1, "a", "litellm", "cli");
-  Made b = make(home.path, kT0 + 2, 2, "b", "openai", "exec");
-  Made c = make(home.path, kT0 + 3, 3, "c", "", "mcp");  // no provider recorded
-  Made d = make(home.path, kT0 + 4, 4, "d", "openai", R"({"subagent":"review"})");
-  ThreadStore store(home.path);
+  Made a = make(home.path(), kT0 + 1, 1, "a", "litellm", "cli");
+  Made b = make(home.path(), kT0 + 2, 2, "b", "openai", "exec");
+  Made c = make(home.path(), kT0 + 3, 3, "c", "", "mcp");  // no provider recorded
+  Made d = make(home.path(), kT0 + 4, 4, "d", "openai", R"({"subagent":"review"})");
+  ThreadStore store(home.path());
   ListQuery q;
   ListPage all = store.list(q);
   CHECK(ids(all) == std::vector<std::string>{d.id, c.id, b.id, a.id});
@@ -289,28 +272,28 @@ TEST_CASE("thread store: provider and source filters") {
 
 TEST_CASE("thread store: the writer's records, and a writer that died before the second one") {
   test::ScratchDir home;
-  Made old = make(home.path, kT0, 1, "old");
-  ThreadStore store(home.path);
+  Made old = make(home.path(), kT0, 1, "old");
+  ThreadStore store(home.path());
   CHECK(store.list({}).items.size() == 1);  // builds the index
 
   // What the rollout writer does: create the file, record it, record the first user message.
   next_tick();
   std::string id = v7_at(at(kT0 + 60), 2);
-  std::string path = rollout::rollout_path(home.path, at(kT0 + 60), id);
+  std::string path = rollout::rollout_path(home.path(), at(kT0 + 60), id);
   rollout::SessionMeta meta;
   meta.id = id;
   meta.timestamp = rollout::format_timestamp(at(kT0 + 60));
   meta.source = JsonOf<SessionSource>{"\"exec\""};
   append_text(path, rollout::encode_line(at(kT0 + 60), meta) + "\n");
   IndexRecord rec = record_for(meta, path);
-  CHECK_FALSE(append_index_record(home.path, rec));
+  CHECK_FALSE(append_index_record(home.path(), rec));
   size_t repairs = store.stats().repairs;
   CHECK(ids(store.list({})) == std::vector<std::string>{old.id});  // no user message yet
   CHECK(store.stats().repairs == repairs);                        // the record kept the day clean
   append_text(path, rollout::encode_line(at(kT0 + 60), user_message("## My request for LLMX: go")) + "\n" +
                         rollout::encode_line(at(kT0 + 60), EventMsg(UserMessageEvent{"go", {}})) + "\n");
   set_first_user_message(rec, "## My request for LLMX: go");
-  CHECK_FALSE(append_index_record(home.path, rec));
+  CHECK_FALSE(append_index_record(home.path(), rec));
   ListPage page = store.list({});
   CHECK(ids(page) == std::vector<std::string>{id, old.id});
   CHECK(page.items[0].preview == "go");
@@ -319,10 +302,10 @@ TEST_CASE("thread store: the writer's records, and a writer that died before the
 
   // A writer that recorded the file but died before recording the user message.
   std::string id3 = v7_at(at(kT0 + 120), 3);
-  std::string path3 = rollout::rollout_path(home.path, at(kT0 + 120), id3);
+  std::string path3 = rollout::rollout_path(home.path(), at(kT0 + 120), id3);
   meta.id = id3;
   append_text(path3, rollout::encode_line(at(kT0 + 120), meta) + "\n");
-  append_index_record(home.path, record_for(meta, path3));
+  append_index_record(home.path(), record_for(meta, path3));
   CHECK(store.list({}).items.size() == 2);
   append_text(path3, rollout::encode_line(at(kT0 + 120), user_message("third")) + "\n" +
                          rollout::encode_line(at(kT0 + 120), EventMsg(UserMessageEvent{"third", {}})) + "\n");
@@ -336,8 +319,8 @@ TEST_CASE("thread store: the writer's records, and a writer that died before the
 TEST_CASE("thread store: a missing, stale or damaged index is repaired from the files") {
   test::ScratchDir home;
   std::vector<Made> made;
-  for (int i = 0; i < 6; ++i) made.push_back(make(home.path, kT0 + i * 600, i));
-  ThreadStore store(home.path);
+  for (int i = 0; i < 6; ++i) made.push_back(make(home.path(), kT0 + i * 600, i));
+  ThreadStore store(home.path());
   CHECK(ids(store.list({})) == expected_order(made));
   std::string index = index_of(made[0]);
   REQUIRE(fs::exists(index));
@@ -345,7 +328,7 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
 
   SUBCASE("missing") {
     fs::remove(index);
-    ThreadStore fresh(home.path);
+    ThreadStore fresh(home.path());
     CHECK(ids(fresh.list({})) == expected_order(made));
     CHECK(fresh.stats().index_rewrites == 1);
     CHECK(ids(store.list({})) == expected_order(made));
@@ -353,7 +336,7 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
   }
   SUBCASE("a file dropped in and a file deleted by hand") {
     next_tick();
-    made.push_back(make(home.path, kT0 + 3000, 77, "dropped in"));
+    made.push_back(make(home.path(), kT0 + 3000, 77, "dropped in"));
     fs::remove(made[2].path);
     made.erase(made.begin() + 2);
     size_t heads = store.stats().heads_read;
@@ -362,13 +345,13 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
     CHECK(store.stats().heads_read == heads + 1);  // only the new file's head
     CHECK(page.items[0].preview == "dropped in");
     // The repair was written down: a new store does not repair again.
-    ThreadStore fresh(home.path);
+    ThreadStore fresh(home.path());
     CHECK(ids(fresh.list({})) == expected_order(made));
     CHECK(fresh.stats().repairs == 0);
   }
   SUBCASE("garbage lines and a cut last line") {
     append_text(index, "garbage\n{\"file\":\"rollout-2025");
-    ThreadStore fresh(home.path);
+    ThreadStore fresh(home.path());
     CHECK(ids(fresh.list({})) == expected_order(made));
     CHECK(fresh.stats().index_rewrites == 1);
     std::string text = slurp(index);
@@ -385,19 +368,19 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
 
 TEST_CASE("thread store: garbage and cut lines inside rollouts") {
   test::ScratchDir home;
-  Made a = make(home.path, kT0, 1, "first");
+  Made a = make(home.path(), kT0, 1, "first");
   // Garbage between the lines, a cut last line: still listed.
   std::string text = slurp(a.path);
   std::string garbled = text.substr(0, text.find('\n') + 1) + "{{{ not json\n" + text.substr(text.find('\n') + 1) +
                         "{\"timestamp\":\"2025";
   std::ofstream(a.path, std::ios::binary | std::ios::trunc) << garbled;
   // Only garbage: known, never listed.
-  Made b = make(home.path, kT0 + 10, 2);
+  Made b = make(home.path(), kT0 + 10, 2);
   std::ofstream(b.path, std::ios::binary | std::ios::trunc) << "junk\nmore junk";
   // Empty file.
-  Made c = make(home.path, kT0 + 20, 3);
+  Made c = make(home.path(), kT0 + 20, 3);
   std::ofstream(c.path, std::ios::binary | std::ios::trunc);
-  ThreadStore store(home.path);
+  ThreadStore store(home.path());
   ListPage page = store.list({});
   CHECK(ids(page) == std::vector<std::string>{a.id});
   CHECK(page.items[0].preview == "first");
@@ -406,8 +389,8 @@ TEST_CASE("thread store: garbage and cut lines inside rollouts") {
 
 TEST_CASE("thread store: an unreadable day is a warning, not a failure") {
   test::ScratchDir home;
-  Made a = make(home.path, kT0, 1);
-  Made b = make(home.path, kT0 + 2 * 86400, 2);
+  Made a = make(home.path(), kT0, 1);
+  Made b = make(home.path(), kT0 + 2 * 86400, 2);
   std::string bad_day = fs::path(b.path).parent_path().string();
   if (geteuid() == 0) {
     // root ignores permissions; a symlink loop is unreadable for everyone.
@@ -416,7 +399,7 @@ TEST_CASE("thread store: an unreadable day is a warning, not a failure") {
   } else {
     ::chmod(bad_day.c_str(), 0);
   }
-  ThreadStore store(home.path);
+  ThreadStore store(home.path());
   ListPage page = store.list({});
   ::chmod(bad_day.c_str(), 0755);
   CHECK(ids(page) == std::vector<std::string>{a.id});
@@ -426,9 +409,9 @@ TEST_CASE("thread store: an unreadable day is a warning, not a failure") {
 
 TEST_CASE("thread store: archive and unarchive") {
   test::ScratchDir home;
-  Made a = make(home.path, kT0, 1, "keep");
-  Made b = make(home.path, kT0 + 60, 2, "archive me");
-  ThreadStore store(home.path);
+  Made a = make(home.path(), kT0, 1, "keep");
+  Made b = make(home.path(), kT0 + 60, 2, "archive me");
+  ThreadStore store(home.path());
   CHECK(store.list({}).items.size() == 2);
 
   using K = StoreError::Kind;
@@ -455,10 +438,10 @@ TEST_CASE("thread store: archive and unarchive") {
   CHECK(error_of([&] { store.archive("nope"); }).first == K::invalid_id);
 
   // A path with `..` in it canonicalizes into sessions/.
-  std::string roundabout = home.path + "/sessions/../sessions/" +
-                           fs::relative(b.path, home.path + "/sessions").string();
+  std::string roundabout = home.path() + "/sessions/../sessions/" +
+                           fs::relative(b.path, home.path() + "/sessions").string();
   std::string archived = store.archive(b.id, roundabout);
-  CHECK(archived == home.path + "/archived_sessions/" + fs::path(b.path).filename().string());
+  CHECK(archived == home.path() + "/archived_sessions/" + fs::path(b.path).filename().string());
   CHECK(fs::exists(archived));
   CHECK_FALSE(fs::exists(b.path));
   size_t repairs = store.stats().repairs;
@@ -485,19 +468,19 @@ TEST_CASE("thread store: archive and unarchive") {
 
 TEST_CASE("thread store: find by id") {
   test::ScratchDir home;
-  Made a = make(home.path, kT0, 1);
+  Made a = make(home.path(), kT0, 1);
   // A v4 id and a v7 id whose file lives on another day than its timestamp says.
   std::string legacy = v4(1);
-  write_synthetic_rollout(home.path, at(kT0 - 40 * 86400), legacy, "old", "litellm", "cli");
+  write_synthetic_rollout(home.path(), at(kT0 - 40 * 86400), legacy, "old", "litellm", "cli");
   std::string misplaced = v7_at(at(kT0), 2);
-  write_synthetic_rollout(home.path, at(kT0 + 10 * 86400), misplaced, "m", "litellm", "cli");
-  ThreadStore store(home.path);
+  write_synthetic_rollout(home.path(), at(kT0 + 10 * 86400), misplaced, "m", "litellm", "cli");
+  ThreadStore store(home.path());
   CHECK(store.find_path(a.id) == a.path);
   std::string upper = a.id;
   for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   CHECK(store.find_path(upper) == a.path);
-  CHECK(store.find_path(legacy) == rollout::rollout_path(home.path, at(kT0 - 40 * 86400), legacy));
-  CHECK(store.find_path(misplaced) == rollout::rollout_path(home.path, at(kT0 + 10 * 86400), misplaced));
+  CHECK(store.find_path(legacy) == rollout::rollout_path(home.path(), at(kT0 - 40 * 86400), legacy));
+  CHECK(store.find_path(misplaced) == rollout::rollout_path(home.path(), at(kT0 + 10 * 86400), misplaced));
   CHECK_FALSE(store.find_path(v4(99)));
   CHECK_THROWS_AS(store.find_path("0194f1b2"), StoreError);
   CHECK(store.summary_of(a.path).id == a.id);

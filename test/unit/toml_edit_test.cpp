@@ -211,7 +211,7 @@ TEST_CASE("config_write: a file with a syntax error is not rewritten") {
   std::string bad = "# mine\nmodel = = \"x\"\n";
   home.write("config.toml", bad);
   std::string where = home.at("config.toml") + ":2:";
-  CHECK_THROWS_WITH_AS(set_default_model(home.path, std::nullopt, std::string("m"), std::nullopt),
+  CHECK_THROWS_WITH_AS(set_default_model(home.path(), std::nullopt, std::string("m"), std::nullopt),
                        doctest::Contains(where.c_str()), ConfigError);
   CHECK(home.read("config.toml") == bad);
 }
@@ -229,16 +229,16 @@ TEST_CASE("config_write: set_default_model writes the top level or the active pr
   SUBCASE("profile") {
     std::string before = "# top\nmodel = \"top\"\n\n[profiles.fast]\nmodel = \"p\" # mine\n";
     home.write("config.toml", before);
-    set_default_model(home.path, std::string("fast"), std::string("q"), std::string("low"));
+    set_default_model(home.path(), std::string("fast"), std::string("q"), std::string("low"));
     CHECK(home.read("config.toml") ==
           "# top\nmodel = \"top\"\n\n[profiles.fast]\nmodel = \"q\" # mine\nmodel_reasoning_effort = \"low\"\n");
-    set_default_model(home.path, std::string("other"), std::string("r"), std::nullopt);
+    set_default_model(home.path(), std::string("other"), std::string("r"), std::nullopt);
     CHECK(home.read("config.toml") ==
           "# top\nmodel = \"top\"\n\n[profiles.fast]\nmodel = \"q\" # mine\n"
           "model_reasoning_effort = \"low\"\n\n[profiles.other]\nmodel = \"r\"\n");
   }
   SUBCASE("unknown effort") {
-    CHECK_THROWS_AS(set_default_model(home.path, std::nullopt, std::string("m"), std::string("extreme")), ConfigError);
+    CHECK_THROWS_AS(set_default_model(home.path(), std::nullopt, std::string("m"), std::string("extreme")), ConfigError);
     CHECK_FALSE(home.exists("config.toml"));
   }
 }
@@ -248,7 +248,7 @@ TEST_CASE("config_write: writes keep the file mode and go through symlinks") {
   home.write("real.toml", "model = \"a\"\n");
   REQUIRE(::chmod(home.at("real.toml").c_str(), 0600) == 0);
   std::filesystem::create_symlink(home.at("real.toml"), home.at("config.toml"));
-  set_default_model(home.path, std::nullopt, std::string("b"), std::nullopt);
+  set_default_model(home.path(), std::nullopt, std::string("b"), std::nullopt);
   CHECK(std::filesystem::is_symlink(home.at("config.toml")));
   CHECK(home.read("real.toml") == "model = \"b\"\n");
   struct stat st {};
@@ -256,7 +256,7 @@ TEST_CASE("config_write: writes keep the file mode and go through symlinks") {
   CHECK((st.st_mode & 0777) == 0600);
   // No temporary files are left behind.
   int files = 0;
-  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(home.path)) ++files;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(home.path())) ++files;
   CHECK(files == 2);
 }
 
@@ -267,7 +267,7 @@ TEST_CASE("config_write: MCP servers are added, replaced and removed") {
   s.command = "npx";
   s.args = {"-y", "server"};
   s.env = {{"TOKEN", "abc"}};
-  add_mcp_server(home.path, "docs", s);
+  add_mcp_server(home.path(), "docs", s);
   CHECK(home.read("config.toml") ==
         "# my config\nmodel = \"m\"\n\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"server\"]\n"
         "env = { TOKEN = \"abc\" }\n");
@@ -275,14 +275,14 @@ TEST_CASE("config_write: MCP servers are added, replaced and removed") {
   h.url = "https://example.com/mcp";
   h.bearer_token_env_var = "TOK";
   h.tool_timeout_sec = 5;
-  add_mcp_server(home.path, "docs", h);
+  add_mcp_server(home.path(), "docs", h);
   CHECK(home.read("config.toml") ==
         "# my config\nmodel = \"m\"\n\n[mcp_servers.docs]\nurl = \"https://example.com/mcp\"\n"
         "bearer_token_env_var = \"TOK\"\ntool_timeout_sec = 5.0\n");
-  CHECK(remove_mcp_server(home.path, "docs"));
+  CHECK(remove_mcp_server(home.path(), "docs"));
   CHECK(home.read("config.toml") == "# my config\nmodel = \"m\"\n");
-  CHECK_FALSE(remove_mcp_server(home.path, "docs"));
-  CHECK_THROWS_WITH_AS(add_mcp_server(home.path, "bad name", s), doctest::Contains("invalid server name 'bad name'"),
+  CHECK_FALSE(remove_mcp_server(home.path(), "docs"));
+  CHECK_THROWS_WITH_AS(add_mcp_server(home.path(), "bad name", s), doctest::Contains("invalid server name 'bad name'"),
                        ConfigError);
-  CHECK_THROWS_AS(add_mcp_server(home.path, "empty", McpServerConfig{}), ConfigError);
+  CHECK_THROWS_AS(add_mcp_server(home.path(), "empty", McpServerConfig{}), ConfigError);
 }

@@ -18,8 +18,8 @@ using namespace llmx::patch;
 
 namespace {
 
-struct TempDir : llmx::test::ScratchDir {
-  TempDir() : ScratchDir("llmx_turn_diff") {}
+struct TempDir : llmx::test::TempDir {
+  TempDir() : llmx::test::TempDir("llmx_turn_diff") {}
 };
 
 // A directory that looks like a git work tree (the tracker only checks for `.git`).
