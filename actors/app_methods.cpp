@@ -87,8 +87,7 @@ void thread_resume(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadResul
             reply(v2::ThreadResult{t});
           },
           [=](caf::error& err) {
-            if (is_request_error(err)) return reply(RpcError{rpc::kInvalidRequest, error_text(err)});
-            reply(RpcError{rpc::kInternalError, fmt::format("error resuming thread: {}", error_text(err))});
+            reply(rpc_error_of(err, rpc::kInvalidRequest, "error resuming thread"));
           });
 }
 
@@ -116,9 +115,7 @@ void thread_list(session_ptr self, v2::ThreadListParams p, Reply<v2::ThreadListR
             reply(r);
           },
           [=](caf::error& err) {
-            if (is_request_error(err))
-              return reply(RpcError{rpc::kInvalidParams, fmt::format("Invalid params: {}", error_text(err))});
-            reply(RpcError{rpc::kInternalError, fmt::format("failed to list conversations: {}", error_text(err))});
+            reply(rpc_error_of(err, rpc::kInvalidParams, "failed to list conversations"));
           });
 }
 
@@ -132,8 +129,7 @@ void thread_archive(session_ptr self, v2::ThreadIdParams p, Reply<Empty> reply) 
             reply(Empty{});
           },
           [=](caf::error& err) {
-            if (is_request_error(err)) return reply(RpcError{rpc::kInvalidRequest, error_text(err)});
-            reply(RpcError{rpc::kInternalError, fmt::format("failed to archive conversation: {}", error_text(err))});
+            reply(rpc_error_of(err, rpc::kInvalidRequest, "failed to archive conversation"));
           });
 }
 

@@ -24,6 +24,7 @@ struct ConversationState {
   std::vector<event_sink_actor> subscribers;
   uint64_t next_sub = 0;
   std::optional<turn_executor_actor> task;
+  caf::actor_addr ended_task;  // the last executor that reported TaskDone (its exit is expected)
   approval_broker_actor broker;
   std::string task_sub_id;
   bool shutting_down = false;
@@ -183,6 +184,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   });
   // A crashed turn executor (linked) must not take the conversation down: report and go on.
   self->set_exit_handler([=](caf::exit_msg& em) {
+    if (em.source == self->state.ended_task) return;  // finished with TaskDone
     if (self->state.task && em.source == self->state.task->address()) {
       auto sub = self->state.task_sub_id;
       self->state.task.reset();
@@ -276,9 +278,18 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
                                               "resumable from {}.",
                                               f.message, f.path)}});
       },
-      [=](TaskDone&) {
-        // The executor quits right after this; the exit handler clears the task.
-        if (self->state.config.rollout_fsync == "turn") persist(self, {}, {}, true);
+      [=](TaskDone& done) {
+        auto& st = self->state;
+        if (st.config.rollout_fsync == "turn") persist(self, {}, {}, true);
+        // The task is over now, not when its executor's exit arrives: an op the client sends on
+        // seeing task_complete (a compact, the next message) must start the next task, not be
+        // lost on an executor that is quitting. Its exit is then ignored.
+        if (st.task && done.sub_id == st.task_sub_id) {
+          st.ended_task = st.task->address();
+          st.task.reset();
+          self->send(st.broker, cancel_atom::value);  // nothing may wait for a finished turn
+          if (st.shutting_down) finish_shutdown(self);
+        }
       },
   };
 }

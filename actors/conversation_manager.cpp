@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "actors/conversation.hpp"
+#include "actors/refusal.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/store/rollout.hpp"
@@ -149,7 +150,7 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
       [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
         auto it = self->state.conversations.find(id);
         if (it == self->state.conversations.end())
-          return caf::make_error(caf::sec::runtime_error, "no such conversation: " + id);
+          return refuse(Refusal::request, "no such conversation: " + id);
         return it->second;
       },
       [=](shutdown_atom) -> caf::result<bool> {

@@ -55,8 +55,8 @@ threads::ThreadStore& store_for(store_ptr self, const std::string& home) {
   return *s;
 }
 
-caf::error request_error(std::string msg) { return caf::make_error(caf::sec::invalid_argument, std::move(msg)); }
-caf::error internal_error(std::string msg) { return caf::make_error(caf::sec::runtime_error, std::move(msg)); }
+caf::error request_error(std::string msg) { return refuse(Refusal::request, std::move(msg)); }
+caf::error internal_error(std::string msg) { return refuse(Refusal::internal, std::move(msg)); }
 
 caf::error from_store_error(const threads::StoreError& e) {
   if (e.kind() == threads::StoreError::Kind::io) return internal_error(e.what());
@@ -245,14 +245,5 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
 
 rollout_store_actor spawn_rollout_store(caf::actor_system& sys) { return sys.spawn<caf::detached>(store_impl); }
 
-std::string error_text(const caf::error& err) {
-  const auto& ctx = err.context();
-  if (ctx.size() > 0 && ctx.match_element<std::string>(ctx.size() - 1)) return ctx.get_as<std::string>(ctx.size() - 1);
-  return to_string(err);
-}
-
-bool is_request_error(const caf::error& err) {
-  return err.category() == caf::atom("system") && err.code() == static_cast<uint8_t>(caf::sec::invalid_argument);
-}
 
 }  // namespace llmx

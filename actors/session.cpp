@@ -194,6 +194,14 @@ Config resolve_config(session_ptr self, const ConfigOverrides& request_overrides
 
 Config resolve_config(session_ptr self) { return load_config(self->state.options.base_overrides); }
 
+RpcError rpc_error_of(const caf::error& err, int request_code, std::string_view what) {
+  if (is_request_error(err)) {
+    if (request_code == rpc::kInvalidParams) return {rpc::kInvalidParams, fmt::format("Invalid params: {}", error_text(err))};
+    return {request_code, error_text(err)};
+  }
+  return {rpc::kInternalError, fmt::format("{}: {}", what, error_text(err))};
+}
+
 void remember(session_ptr self, const std::string& conversation_id, const conversation_actor& conv) {
   auto& st = self->state;
   st.gone.erase(conversation_id);  // resumed (or unarchived and resumed) after it went away

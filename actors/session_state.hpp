@@ -11,6 +11,7 @@
 #include <string>
 
 #include "actors/actors.hpp"
+#include "actors/refusal.hpp"
 #include "actors/listeners.hpp"
 #include "actors/outgoing_requests.hpp"
 #include "actors/tool_calls.hpp"
@@ -87,6 +88,11 @@ std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply) {
     return std::nullopt;
   }
 }
+
+// The client's error for an actor's refusal (actors/refusal.hpp): a refused request keeps its
+// message under `request_code` (-32602 adds "Invalid params: "); anything else is -32603
+// "<what>: <message>".
+RpcError rpc_error_of(const caf::error& err, int request_code, std::string_view what);
 
 // Adds a conversation to this session's table and monitors it (see `gone`).
 void remember(session_ptr self, const std::string& conversation_id, const conversation_actor& conv);

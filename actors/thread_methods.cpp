@@ -14,15 +14,6 @@ namespace llmx::session_detail {
 
 namespace {
 
-// Store errors: a bad request (a cursor that does not parse...) or the disk failing.
-RpcError store_error(const caf::error& err, int request_code, std::string_view what) {
-  if (is_request_error(err)) {
-    if (request_code == rpc::kInvalidParams) return {rpc::kInvalidParams, fmt::format("Invalid params: {}", error_text(err))};
-    return {request_code, error_text(err)};
-  }
-  return {rpc::kInternalError, fmt::format("{}: {}", what, error_text(err))};
-}
-
 void list_conversations(session_ptr self, api::ListConversationsParams p, Reply<api::ListConversationsResult> reply) {
   auto cfg = config_or_error(self, reply);
   if (!cfg) return;
@@ -43,7 +34,7 @@ void list_conversations(session_ptr self, api::ListConversationsParams p, Reply<
             r.nextCursor = page.next_cursor;
             reply(r);
           },
-          [=](caf::error& err) { reply(store_error(err, rpc::kInvalidParams, "failed to list conversations")); });
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidParams, "failed to list conversations")); });
 }
 
 void resume_conversation(session_ptr self, api::ResumeConversationParams p, Reply<api::ResumeConversationResult> reply) {
@@ -78,7 +69,7 @@ void resume_conversation(session_ptr self, api::ResumeConversationParams p, Repl
             notify(self, "sessionConfigured", json::to_json(n));
             reply(api::ResumeConversationResult{sc.session_id, sc.model, sc.initial_messages, sc.rollout_path});
           },
-          [=](caf::error& err) { reply(store_error(err, rpc::kInvalidRequest, "error resuming conversation")); });
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, "error resuming conversation")); });
 }
 
 void archive_conversation(session_ptr self, api::ArchiveConversationParams p, Reply<Empty> reply) {
@@ -92,7 +83,7 @@ void archive_conversation(session_ptr self, api::ArchiveConversationParams p, Re
             forget_conversation(self, conv_id, "was archived");
             reply(Empty{});
           },
-          [=](caf::error& err) { reply(store_error(err, rpc::kInvalidRequest, "failed to archive conversation")); });
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, "failed to archive conversation")); });
 }
 
 void unarchive_conversation(session_ptr self, api::UnarchiveConversationParams p,
@@ -102,7 +93,7 @@ void unarchive_conversation(session_ptr self, api::UnarchiveConversationParams p
   auto conv_id = p.conversationId;
   self->request(self->state.store, caf::infinite, unarchive_atom::value, ThreadRef{llmx_home(), conv_id, {}})
       .then([=](std::string& path) { reply(api::UnarchiveConversationResult{conv_id, path}); },
-            [=](caf::error& err) { reply(store_error(err, rpc::kInvalidRequest, "failed to unarchive conversation")); });
+            [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, "failed to unarchive conversation")); });
 }
 
 void set_default_model(session_ptr self, api::SetDefaultModelParams p, Reply<Empty> reply) {
@@ -136,9 +127,7 @@ void get_conversation_summary(session_ptr self, api::GetConversationSummaryParam
             reply(api::GetConversationSummaryResult{api::summary_from(r.summary, provider)});
           },
           [=](caf::error& err) {
-            if (is_request_error(err)) return reply.error(rpc::kInvalidRequest, error_text(err));
-            reply.error(rpc::kInternalError,
-                        fmt::format("failed to load conversation summary from {}: {}", where, error_text(err)));
+            reply(rpc_error_of(err, rpc::kInvalidRequest, fmt::format("failed to load conversation summary from {}", where)));
           });
 }
 
