@@ -1,7 +1,7 @@
 // The MCP server's own methods (protocol.md §2, DECISIONS P1-P6): initialize, ping,
 // logging/setLevel, tools/list, the empty resources/prompts/completion answers, tools/call with
-// the `llmx` and `llmx-reply` tools, and notifications/cancelled. Their results are MCP's, not
-// part of the exported app-server schema.
+// the `llmx` and `llmx-reply` tools, and notifications/cancelled. Their results are typed MCP
+// results (protocol/rpc/mcp.hpp), bound as not exported: MCP's schema is its specification's.
 #include "actors/session_state.hpp"
 
 #include <fmt/format.h>
@@ -15,9 +15,8 @@ namespace llmx::session_detail {
 
 namespace {
 
-using McpResult = Reply<RawJson>;
+using ToolReply = Reply<mcp::CallToolResult>;
 
-void answer(const McpResult& reply, std::string json) { reply(RawJson{std::move(json)}); }
 
 void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
@@ -34,18 +33,18 @@ std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
   return std::nullopt;
 }
 
-void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const McpResult& reply) {
+void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
   if (!params.arguments || params.arguments->is_null())
-    return answer(reply, mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
+    return reply(mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
   mcp::LlmxToolArgs args;
   Config cfg;
   try {
     args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
     cfg = resolve_config(self, args.to_overrides());
   } catch (const json::DecodeError& err) {
-    return answer(reply, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+    return reply(mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
   } catch (const ConfigError& err) {
-    return answer(reply,
+    return reply(
                   mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
   }
   cfg.session_source = "mcp";
@@ -61,24 +60,24 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const McpRes
           },
           [=](caf::error& err) {
             self->state.tool_calls.abandon(id);
-            answer(reply, mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
+            reply(mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
           });
 }
 
-void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const McpResult& reply) {
+void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
   if (!params.arguments || params.arguments->is_null())
-    return answer(reply, mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and "
+    return reply(mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and "
                                          "`prompt` fields are required."));
   mcp::ReplyToolArgs args;
   try {
     args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
   } catch (const json::DecodeError& err) {
-    return answer(reply, mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+    return reply(mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
   }
   if (!is_uuid(args.conversationId))
-    return answer(reply, mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
+    return reply(mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
   if (auto* running = self->state.tool_calls.running(args.conversationId))
-    return answer(reply, mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait "
+    return reply(mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait "
                                                      "for it to finish or cancel it first.",
                                                      args.conversationId, running->request_id.json)));
   auto progress = progress_token(params);
@@ -92,23 +91,23 @@ void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const McpRe
           },
           [=](caf::error&) {
             self->state.tool_calls.abandon(id);
-            answer(reply, mcp::tool_error("Session not found for conversation_id: " + conv_id));
+            reply(mcp::tool_error("Session not found for conversation_id: " + conv_id));
           });
 }
 
-void tools_call(session_ptr self, mcp::ToolCallParams p, McpResult reply) {
-  if (self->state.shutting_down) return answer(reply, mcp::tool_error("The server is shutting down."));
+void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
+  if (self->state.shutting_down) return reply(mcp::tool_error("The server is shutting down."));
   if (p.name == "llmx") return llmx_tool(self, p, reply);
   if (p.name == "llmx-reply") return reply_tool(self, p, reply);
-  answer(reply, mcp::tool_error(fmt::format("Unknown tool '{}'", p.name)));
+  reply(mcp::tool_error(fmt::format("Unknown tool '{}'", p.name)));
 }
 
-void initialize(session_ptr self, mcp::InitializeParams p, McpResult reply) {
+void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::InitializeResult> reply) {
   auto& st = self->state;
   if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
   st.initialized = true;
   st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
-  answer(reply, mcp::initialize_result(mcp::negotiate_version(p.protocolVersion), user_agent(st.client_suffix)));
+  reply(mcp::InitializeResult{mcp::negotiate_version(p.protocolVersion), user_agent(st.client_suffix)});
   // Load libcurl now, off the initialize path, so the first turn does not wait for it.
   http::preload_curl_async();
 }
@@ -120,20 +119,13 @@ void set_level(session_ptr, mcp::SetLevelParams p, Reply<Empty> reply) {
 }
 
 void ping(session_ptr, RawJson, Reply<Empty> reply) { reply(Empty{}); }
-void tools_list(session_ptr, RawJson, McpResult reply) { answer(reply, mcp::tools_list_result()); }
+void tools_list(session_ptr, RawJson, Reply<mcp::ToolsListResult> reply) { reply(mcp::ToolsListResult{}); }
 
 // Resources, prompts and completions: llmx offers none (empty lists, empty answers).
-template <const char* Json>
-void empty_answer(session_ptr, RawJson, McpResult reply) {
-  answer(reply, Json);
+template <class Result>
+void nothing_offered(session_ptr, RawJson, Reply<Result> reply) {
+  reply(Result{});
 }
-constexpr char kResources[] = R"({"resources":[]})";
-constexpr char kTemplates[] = R"({"resourceTemplates":[]})";
-constexpr char kContents[] = R"({"contents":[]})";
-constexpr char kPrompts[] = R"({"prompts":[]})";
-constexpr char kMessages[] = R"({"messages":[]})";
-constexpr char kCompletion[] = R"({"completion":{"values":[]}})";
-constexpr char kEmpty[] = "{}";
 
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
 // one is interrupted (its request then gets no reply, P6).
@@ -151,19 +143,20 @@ void cancelled(session_ptr self, CancelledParams p) {
 
 void bind_mcp_methods(Methods& t) {
   constexpr auto mcp = rpc::Export::no;
-  t.bind<mcp::InitializeParams, RawJson>("initialize", initialize, mcp);
+  t.bind<mcp::InitializeParams, mcp::InitializeResult>("initialize", initialize, mcp);
   t.bind<RawJson, Empty>("ping", ping, mcp);
   t.bind<mcp::SetLevelParams, Empty>("logging/setLevel", set_level, mcp);
-  t.bind<RawJson, RawJson>("tools/list", tools_list, mcp);
-  t.bind<mcp::ToolCallParams, RawJson>("tools/call", tools_call, mcp);
-  t.bind<RawJson, RawJson>("resources/list", empty_answer<kResources>, mcp);
-  t.bind<RawJson, RawJson>("resources/templates/list", empty_answer<kTemplates>, mcp);
-  t.bind<RawJson, RawJson>("resources/read", empty_answer<kContents>, mcp);
-  t.bind<RawJson, RawJson>("resources/subscribe", empty_answer<kEmpty>, mcp);
-  t.bind<RawJson, RawJson>("resources/unsubscribe", empty_answer<kEmpty>, mcp);
-  t.bind<RawJson, RawJson>("prompts/list", empty_answer<kPrompts>, mcp);
-  t.bind<RawJson, RawJson>("prompts/get", empty_answer<kMessages>, mcp);
-  t.bind<RawJson, RawJson>("completion/complete", empty_answer<kCompletion>, mcp);
+  t.bind<RawJson, mcp::ToolsListResult>("tools/list", tools_list, mcp);
+  t.bind<mcp::ToolCallParams, mcp::CallToolResult>("tools/call", tools_call, mcp);
+  t.bind<RawJson, mcp::ResourcesListResult>("resources/list", nothing_offered<mcp::ResourcesListResult>, mcp);
+  t.bind<RawJson, mcp::ResourceTemplatesListResult>("resources/templates/list",
+                                                    nothing_offered<mcp::ResourceTemplatesListResult>, mcp);
+  t.bind<RawJson, mcp::ReadResourceResult>("resources/read", nothing_offered<mcp::ReadResourceResult>, mcp);
+  t.bind<RawJson, Empty>("resources/subscribe", nothing_offered<Empty>, mcp);
+  t.bind<RawJson, Empty>("resources/unsubscribe", nothing_offered<Empty>, mcp);
+  t.bind<RawJson, mcp::PromptsListResult>("prompts/list", nothing_offered<mcp::PromptsListResult>, mcp);
+  t.bind<RawJson, mcp::GetPromptResult>("prompts/get", nothing_offered<mcp::GetPromptResult>, mcp);
+  t.bind<RawJson, mcp::CompleteResult>("completion/complete", nothing_offered<mcp::CompleteResult>, mcp);
   t.on<CancelledParams>("notifications/cancelled", cancelled);
 }
 

@@ -52,8 +52,8 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
       ask_approval(self, call.conversation, *ask, lines);
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
   if (step->result)
-    add_line(lines, st.rpc.result(call.request_id, mcp::tool_result(conversation_id, *step->result,
-                                                                      step->result_is_error)));
+    add_line(lines, st.rpc.result(call.request_id, json::to_json(mcp::tool_result(conversation_id, *step->result,
+                                                                                    step->result_is_error))));
   return true;
 }
 
@@ -109,8 +109,8 @@ void conversation_ended(session_ptr self, const std::string& conversation_id) {
   std::string lines;
   if (auto call = st.tool_calls.drop(conversation_id); call && !call->answered && !call->cancelled)
     add_line(lines, st.rpc.result(call->request_id,
-                                  mcp::tool_result(conversation_id, "The conversation ended before its turn completed.",
-                                                   true)));
+                                  json::to_json(mcp::tool_result(
+                                      conversation_id, "The conversation ended before its turn completed.", true))));
   if (!lines.empty()) write(self, std::move(lines));
   auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
   for (auto it = b; it != e; ++it) it->second(TurnAbortReason::interrupted);

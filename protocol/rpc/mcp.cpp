@@ -16,8 +16,9 @@ std::string negotiate_version(const std::string& requested) {
   return std::string(kLatestProtocolVersion);
 }
 
-std::string initialize_result(const std::string& version, const std::string& user_agent) {
-  json::Writer w;
+void write_json(json::Writer& w, const InitializeResult& x) {
+  const auto& version = x.protocol_version;
+  const auto& user_agent = x.user_agent;
   w.begin_object();
   w.key("capabilities").begin_object();
   w.key("tools").begin_object().field("listChanged", false).end_object();
@@ -27,7 +28,6 @@ std::string initialize_result(const std::string& version, const std::string& use
   w.key("serverInfo").begin_object().field("name", "llmx-mcp-server").field("title", "LLMX");
   w.field("version", LLMX_VERSION).field("user_agent", user_agent).end_object();
   w.end_object();
-  return w.take();
 }
 
 namespace {
@@ -54,8 +54,7 @@ void output_schema(json::Writer& w) {
 }
 }  // namespace
 
-std::string tools_list_result() {
-  json::Writer w;
+void write_json(json::Writer& w, const ToolsListResult&) {
   w.begin_object().key("tools").begin_array();
 
   w.begin_object().field("name", "llmx").field("title", "LLMX");
@@ -94,7 +93,7 @@ std::string tools_list_result() {
   w.end_object();
 
   w.end_array().end_object();
-  return w.take();
+  
 }
 
 ConfigOverrides LlmxToolArgs::to_overrides() const {
@@ -126,23 +125,13 @@ std::string progress_params(const RawJson& token, uint64_t progress, const Event
   return w.take();
 }
 
-std::string tool_result(const std::string& thread_id, const std::string& text, bool is_error) {
-  json::Writer w;
+void write_json(json::Writer& w, const CallToolResult& x) {
   w.begin_object();
-  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
-  w.key("structuredContent").begin_object().field("threadId", thread_id).field("content", text).end_object();
-  if (is_error) w.field("isError", true);
+  w.key("content").begin_array().begin_object().field("type", "text").field("text", x.text).end_object().end_array();
+  if (x.thread_id)
+    w.key("structuredContent").begin_object().field("threadId", *x.thread_id).field("content", x.text).end_object();
+  if (x.is_error) w.field("isError", true);
   w.end_object();
-  return w.take();
-}
-
-std::string tool_error(const std::string& text) {
-  json::Writer w;
-  w.begin_object();
-  w.key("content").begin_array().begin_object().field("type", "text").field("text", text).end_object().end_array();
-  w.field("isError", true);
-  w.end_object();
-  return w.take();
 }
 
 namespace {

@@ -4,9 +4,11 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/config/config.hpp"
 #include "protocol/core/events.hpp"
+#include "protocol/base/json_writer.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 
 namespace llmx::mcp {
@@ -31,10 +33,46 @@ struct InitializeParams {
 // The version we answer with: the client's when we speak it, else our latest.
 std::string negotiate_version(const std::string& requested);
 
-std::string initialize_result(const std::string& version, const std::string& user_agent);
+// The initialize result: our capabilities and serverInfo at the negotiated version.
+struct InitializeResult {
+  std::string protocol_version;
+  std::string user_agent;
+};
+void write_json(json::Writer& w, const InitializeResult& x);
 
 // `tools/list` result: both tools with input and output schemas (P5).
-std::string tools_list_result();
+struct ToolsListResult {};
+void write_json(json::Writer& w, const ToolsListResult&);
+
+// What llmx offers of MCP's other features: nothing, answered as empty lists.
+struct ResourcesListResult {
+  std::vector<RawJson> resources;
+  LLMX_FIELDS(v("resources", s.resources))
+};
+struct ResourceTemplatesListResult {
+  std::vector<RawJson> resourceTemplates;
+  LLMX_FIELDS(v("resourceTemplates", s.resourceTemplates))
+};
+struct ReadResourceResult {
+  std::vector<RawJson> contents;
+  LLMX_FIELDS(v("contents", s.contents))
+};
+struct PromptsListResult {
+  std::vector<RawJson> prompts;
+  LLMX_FIELDS(v("prompts", s.prompts))
+};
+struct GetPromptResult {
+  std::vector<RawJson> messages;
+  LLMX_FIELDS(v("messages", s.messages))
+};
+struct CompletionValues {
+  std::vector<std::string> values;
+  LLMX_FIELDS(v("values", s.values))
+};
+struct CompleteResult {
+  CompletionValues completion;
+  LLMX_FIELDS(v("completion", s.completion))
+};
 
 struct SetLevelParams {
   std::string level;
@@ -83,11 +121,18 @@ std::string event_params(const rpc::Id& request_id, const Event& ev);
 // `notifications/progress` params for one event (P6).
 std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev);
 
-// A CallToolResult: text block plus structuredContent {threadId, content} (P5).
-std::string tool_result(const std::string& thread_id, const std::string& text, bool is_error);
-
-// A CallToolResult that is only an error text (bad arguments, unknown tool...).
-std::string tool_error(const std::string& text);
+// A CallToolResult: a text block, plus structuredContent {threadId, content} when it comes from a
+// conversation (P5); only an error text for a call that never reached one (bad arguments...).
+struct CallToolResult {
+  std::string text;
+  bool is_error = false;
+  std::optional<std::string> thread_id;
+};
+void write_json(json::Writer& w, const CallToolResult& x);
+inline CallToolResult tool_result(const std::string& thread_id, const std::string& text, bool is_error) {
+  return {text, is_error, thread_id};
+}
+inline CallToolResult tool_error(const std::string& text) { return {text, true, std::nullopt}; }
 
 // `elicitation/create` params for an approval event (DECISIONS P4): a message, a real
 // requestedSchema (a decision enum) and the llmx_* correlation fields of the reference.
