@@ -44,8 +44,7 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolRe
   } catch (const json::DecodeError& err) {
     return reply(mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
   } catch (const ConfigError& err) {
-    return reply(
-                  mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
+    return reply(mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
   }
   cfg.session_source = "mcp";
   auto progress = progress_token(params);

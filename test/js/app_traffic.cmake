@@ -2,9 +2,11 @@
 # bundle with `llmx app-server generate-json-schema`, and validates every captured line with ajv:
 # the app server's whole traffic, and the mcp-server's conversation methods and llmx/event
 # notifications (--mcp: the MCP protocol's own messages are the SDK client test's business).
-set(traffic ${JS_DIR}/app_server.traffic.jsonl)
-set(mcp_traffic ${JS_DIR}/mcp_server.traffic.jsonl)
-set(schema ${JS_DIR}/app_server_schema)
+# Per run: another run of the suite beside this one writes its own files.
+string(RANDOM LENGTH 8 run)
+set(traffic ${JS_DIR}/app_server.${run}.traffic.jsonl)
+set(mcp_traffic ${JS_DIR}/mcp_server.${run}.traffic.jsonl)
+set(schema ${JS_DIR}/app_server_schema.${run})
 file(REMOVE ${traffic} ${mcp_traffic})
 file(REMOVE_RECURSE ${schema})
 # Every suite that talks to a server over JSON-RPC; the ones that only run `llmx exec` (provider
@@ -31,3 +33,5 @@ execute_process(COMMAND ${NODE} ${JS_DIR}/validate_traffic.mjs ${schema}/llmx_ap
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "captured mcp-server traffic does not match the exported schema (${rc})")
 endif()
+file(REMOVE ${traffic} ${mcp_traffic})
+file(REMOVE_RECURSE ${schema})

@@ -8,6 +8,8 @@ foreach(var SRC BUILD WORK)
   endif()
 endforeach()
 
+string(RANDOM LENGTH 8 run)  # a run beside another one of the suite gets its own folder
+set(WORK ${WORK}/${run})
 set(PREFIX ${WORK}/prefix)
 set(CONSUMER_BUILD ${WORK}/consumer-build)
 file(REMOVE_RECURSE ${WORK})
@@ -52,3 +54,4 @@ if(NOT STEP_OUTPUT MATCHES "llmx consumer: OK")
   message(FATAL_ERROR "package test: unexpected consumer output:\n${STEP_OUTPUT}")
 endif()
 message(STATUS "package test: ${STEP_OUTPUT}")
+file(REMOVE_RECURSE ${WORK})
