@@ -15,9 +15,9 @@ namespace llmx {
 
 namespace {
 
-// Time is the actor clock's (steady_clock in a running system), so the idle timer can be driven
-// deterministically by CAF's test coordinator.
-int64_t ticks(caf::actor_clock::time_point t) { return t.time_since_epoch().count(); }
+// The streamer reads time from the actor clock (steady_clock in a running system), so its idle
+// timer can be driven by CAF's test coordinator.
+int64_t ticks(std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count(); }
 
 // Runs on the HTTP loop thread: decodes the stream as it arrives and posts the model events
 // straight to the turn executor (one message per network read); only the attempt's outcome
@@ -25,14 +25,12 @@ int64_t ticks(caf::actor_clock::time_point t) { return t.time_since_epoch().coun
 class StreamHandler : public http::Handler {
  public:
   StreamHandler(model_streamer_actor streamer, turn_executor_actor executor, uint64_t seq, uint32_t attempt,
-                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity,
-                caf::actor_clock& clock)
+                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity)
       : streamer_(std::move(streamer)),
         executor_(std::move(executor)),
         seq_(seq),
         reader_(attempt, std::move(call_id_prefix), wire),
-        last_activity_(std::move(last_activity)),
-        clock_(clock) {}
+        last_activity_(std::move(last_activity)) {}
 
   void on_head(const http::ResponseHead& head) override {
     touch();
@@ -59,7 +57,9 @@ class StreamHandler : public http::Handler {
 
  private:
   void touch() {
-    last_activity_->store(ticks(clock_.now()), std::memory_order_relaxed);
+    // steady_clock, which is what the actor clock reads in a running system. Not the actor clock
+    // itself: this runs on the HTTP thread, which may outlive an actor system.
+    last_activity_->store(ticks(std::chrono::steady_clock::now()), std::memory_order_relaxed);
   }
   void deliver(std::vector<ModelEvent>& events) {
     if (!events.empty()) caf::anon_send(executor_, ModelEvents{seq_, std::move(events)});
@@ -74,7 +74,6 @@ class StreamHandler : public http::Handler {
   uint64_t seq_;
   ModelStreamReader reader_;
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
-  caf::actor_clock& clock_;
   bool reported_ = false;
 };
 
@@ -135,8 +134,7 @@ void start_attempt(streamer_ptr self) {
   st.http_id = http::Client::shared().start(
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
-                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity,
-                                      self->system().clock()));
+                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity));
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }

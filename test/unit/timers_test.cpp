@@ -16,6 +16,7 @@
 #include "actors/approval_broker.hpp"
 #include "actors/message_list.hpp"
 #include "actors/model_streamer.hpp"
+#include "transport/http_client.hpp"
 
 using namespace llmx;
 using namespace std::chrono_literals;
@@ -35,7 +36,12 @@ struct TestSystem {
     sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
     sched->clock().current_time += std::chrono::hours(1);
   }
-  ~TestSystem() { sched->run(); }
+  ~TestSystem() {
+    // The HTTP loop is the process's and outlives this system: let every transfer a streamer
+    // started end first, so no handler reports to an actor of a system that is gone.
+    run_until([] { return http::Client::shared().active() == 0; });
+    sched->run();
+  }
 
   void run() { sched->run(); }
   // Moves the clock and runs what that released.
