@@ -40,7 +40,7 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
   auto& st = self->state;
   auto step = st.tool_calls.on_event(conversation_id, ev);
   if (!step) return false;
-  const auto& call = step->call;
+  const auto& call = *step->call;
   if (step->forward) {
     add_line(lines, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
     if (call.progress_token)

@@ -78,8 +78,13 @@ std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, 
     answer("Turn aborted: " + std::string(enum_name(aborted->reason)), true);
     step.ended = true;
   }
-  step.call = call;
-  if (step.ended) calls_.erase(it);
+  if (step.ended) {
+    ended_ = std::move(call);
+    calls_.erase(it);
+    step.call = &ended_;
+  } else {
+    step.call = &call;
+  }
   return step;
 }
 

@@ -28,7 +28,8 @@ struct ToolCall {
 // What one event of a call means for the client, in this order: the `llmx/event` notification
 // (and a progress notification), an approval to ask through elicitation, the final result.
 struct CallStep {
-  ToolCall call;                      // the call as it is after this event
+  const ToolCall* call = nullptr;     // the call as it is after this event (valid until the next
+                                      // use of its ToolCalls; kept there when this event ended it)
   bool forward = false;               // send llmx/event (and progress, when the call has a token)
   bool ask_approval = false;          // the event asks for an approval
   std::optional<std::string> result;  // the tools/call result text...
@@ -60,6 +61,7 @@ class ToolCalls {
 
  private:
   std::map<std::string, ToolCall> calls_;  // by conversation id
+  ToolCall ended_;                         // the call the last event ended (CallStep points here)
   std::map<std::string, bool> starting_;   // by request id JSON: cancelled before it started
 };
 

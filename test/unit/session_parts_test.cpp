@@ -34,14 +34,14 @@ TEST_CASE("tool calls: a call's events become notifications, approvals and one f
   auto delta = calls.on_event("c1", ev("7", AgentMessageDeltaEvent{"x"}));
   REQUIRE(delta);
   CHECK(delta->forward);
-  CHECK(delta->call.progress == 1);
+  CHECK(delta->call->progress == 1);
   CHECK_FALSE(delta->ask_approval);
   CHECK_FALSE(delta->result);
 
   auto ask = calls.on_event("c1", ev("7", exec_ask()));
   REQUIRE(ask);
   CHECK(ask->ask_approval);
-  CHECK(ask->call.progress == 2);
+  CHECK(ask->call->progress == 2);
 
   auto err = calls.on_event("c1", ev("7", ErrorEvent{"boom"}));  // answers at once...
   REQUIRE(err);
