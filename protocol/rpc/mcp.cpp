@@ -125,6 +125,10 @@ std::string progress_params(const RawJson& token, uint64_t progress, const Event
   return w.take();
 }
 
+void write_json(json::Writer& w, const CompleteResult&) {
+  w.begin_object().key("completion").begin_object().key("values").begin_array().end_array().end_object().end_object();
+}
+
 void write_json(json::Writer& w, const CallToolResult& x) {
   w.begin_object();
   w.key("content").begin_array().begin_object().field("type", "text").field("text", x.text).end_object().end_array();

@@ -44,35 +44,26 @@ void write_json(json::Writer& w, const InitializeResult& x);
 struct ToolsListResult {};
 void write_json(json::Writer& w, const ToolsListResult&);
 
-// What llmx offers of MCP's other features: nothing, answered as empty lists.
-struct ResourcesListResult {
-  std::vector<RawJson> resources;
-  LLMX_FIELDS(v("resources", s.resources))
-};
-struct ResourceTemplatesListResult {
-  std::vector<RawJson> resourceTemplates;
-  LLMX_FIELDS(v("resourceTemplates", s.resourceTemplates))
-};
-struct ReadResourceResult {
-  std::vector<RawJson> contents;
-  LLMX_FIELDS(v("contents", s.contents))
-};
-struct PromptsListResult {
-  std::vector<RawJson> prompts;
-  LLMX_FIELDS(v("prompts", s.prompts))
-};
-struct GetPromptResult {
-  std::vector<RawJson> messages;
-  LLMX_FIELDS(v("messages", s.messages))
-};
-struct CompletionValues {
-  std::vector<std::string> values;
-  LLMX_FIELDS(v("values", s.values))
-};
-struct CompleteResult {
-  CompletionValues completion;
-  LLMX_FIELDS(v("completion", s.completion))
-};
+// What llmx offers of MCP's other features: nothing. Each list is answered empty, under its key.
+template <const char* Key>
+struct EmptyList {};
+template <const char* Key>
+void write_json(json::Writer& w, const EmptyList<Key>&) {
+  w.begin_object().key(Key).begin_array().end_array().end_object();
+}
+inline constexpr char kResourcesKey[] = "resources";
+inline constexpr char kResourceTemplatesKey[] = "resourceTemplates";
+inline constexpr char kContentsKey[] = "contents";
+inline constexpr char kPromptsKey[] = "prompts";
+inline constexpr char kMessagesKey[] = "messages";
+using ResourcesListResult = EmptyList<kResourcesKey>;
+using ResourceTemplatesListResult = EmptyList<kResourceTemplatesKey>;
+using ReadResourceResult = EmptyList<kContentsKey>;
+using PromptsListResult = EmptyList<kPromptsKey>;
+using GetPromptResult = EmptyList<kMessagesKey>;
+// completion/complete: `{"completion":{"values":[]}}`.
+struct CompleteResult {};
+void write_json(json::Writer& w, const CompleteResult&);
 
 struct SetLevelParams {
   std::string level;
