@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
-      libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev
+      libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev libssl-dev
       nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

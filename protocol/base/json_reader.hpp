@@ -14,6 +14,7 @@ namespace llmx::json {
 
 using Element = simdjson::dom::element;
 using Object = simdjson::dom::object;
+using Array = simdjson::dom::array;
 
 // `detail` says what is wrong; `path` says where ("op.items.0.text"), empty at the root.
 class DecodeError : public std::runtime_error {

@@ -1,0 +1,117 @@
+#include "protocol/rpc/mcp_client_api.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "protocol/base/json_writer.hpp"
+
+namespace llmx::mcp {
+
+std::string client_initialize_params() {
+  json::Writer w;
+  w.begin_object().field("protocolVersion", kClientProtocolVersions.front());
+  w.key("capabilities").begin_object().key("elicitation").begin_object().end_object().end_object();
+  w.key("clientInfo").begin_object().field("name", "llmx-mcp-client").field("version", LLMX_VERSION);
+  w.field("title", "LLMX").end_object();
+  w.end_object();
+  return w.take();
+}
+
+std::variant<ServerHello, std::string> read_initialize_result(json::Element result) {
+  if (!result.is_object()) return fmt::format("the initialize result is a {}, not an object", json::type_name(result));
+  auto o = result.get_object().value_unsafe();
+  ServerHello hello;
+  auto version = json::get_string(o, "protocolVersion");
+  if (!version) return std::string("the initialize result has no protocolVersion");
+  if (std::find(kClientProtocolVersions.begin(), kClientProtocolVersions.end(), *version) ==
+      kClientProtocolVersions.end())
+    return fmt::format("the server speaks MCP {}, which llmx does not (it speaks {})", *version,
+                       fmt::join(kClientProtocolVersions, ", "));
+  hello.protocol_version = std::string(*version);
+  if (auto info = json::object_if(o, "serverInfo")) {
+    hello.name = std::string(json::get_string(*info, "name").value_or(""));
+    hello.version = std::string(json::get_string(*info, "version").value_or(""));
+  }
+  if (auto caps = json::object_if(o, "capabilities"))
+    if (auto tools = json::object_if(*caps, "tools")) {
+      hello.tools = true;
+      hello.tools_list_changed = json::get_bool(*tools, "listChanged").value_or(false);
+    }
+  if (auto text = json::get_string(o, "instructions")) hello.instructions = std::string(*text);
+  return hello;
+}
+
+ToolPage read_tools_list(json::Element result) {
+  ToolPage page;
+  if (!result.is_object()) return page;
+  auto o = result.get_object().value_unsafe();
+  if (auto cursor = json::get_string(o, "nextCursor")) page.next_cursor = std::string(*cursor);
+  auto tools = json::get(o, "tools");
+  if (!tools || !tools->is_array()) return page;
+  for (auto t : json::Array(tools->get_array().value_unsafe())) {
+    if (!t.is_object()) {
+      page.skipped.push_back(fmt::format("a listed tool is a {}", json::type_name(t)));
+      continue;
+    }
+    auto to = t.get_object().value_unsafe();
+    auto name = json::get_string(to, "name");
+    if (!name || name->empty()) {
+      page.skipped.push_back("a listed tool has no name");
+      continue;
+    }
+    ServerTool tool;
+    tool.name = std::string(*name);
+    tool.description = std::string(json::get_string(to, "description").value_or(""));
+    if (auto schema = json::get(to, "inputSchema")) tool.input_schema = RawJson{json::to_text(*schema)};
+    if (auto ann = json::object_if(to, "annotations")) tool.read_only = json::get_bool(*ann, "readOnlyHint").value_or(false);
+    page.tools.push_back(std::move(tool));
+  }
+  return page;
+}
+
+std::string tool_call_params(std::string_view tool, const std::optional<RawJson>& arguments) {
+  json::Writer w;
+  w.begin_object().field("name", tool);
+  if (arguments && !arguments->text.empty()) w.key("arguments").raw(arguments->text);
+  w.end_object();
+  return w.take();
+}
+
+ToolOutput tool_output(json::Element call_result) {
+  ToolOutput out;
+  if (!call_result.is_object()) {
+    out.text = json::to_text(call_result);
+    out.success = false;
+    return out;
+  }
+  auto o = call_result.get_object().value_unsafe();
+  out.success = !json::get_bool(o, "isError").value_or(false);
+  if (auto structured = json::get(o, "structuredContent"); structured && !structured->is_null()) {
+    out.text = json::to_text(*structured);
+    return out;
+  }
+  auto content = json::get(o, "content");
+  out.text = content ? json::to_text(*content) : "[]";
+  if (!content || !content->is_array()) return out;
+  bool image = false, other = false;
+  std::vector<ContentItem> parts;
+  for (auto block : json::Array(content->get_array().value_unsafe())) {
+    if (!block.is_object()) continue;
+    auto b = block.get_object().value_unsafe();
+    auto type = json::get_string(b, "type").value_or("");
+    if (type == "text") {
+      parts.push_back(InputText{std::string(json::get_string(b, "text").value_or(""))});
+    } else if (type == "image") {
+      image = true;
+      parts.push_back(InputImage{fmt::format("data:{};base64,{}", json::get_string(b, "mimeType").value_or("image/png"),
+                                             json::get_string(b, "data").value_or(""))});
+    } else {
+      other = true;  // audio, resources: the JSON text says it all
+    }
+  }
+  if (image && !other) out.parts = std::move(parts);
+  return out;
+}
+
+}  // namespace llmx::mcp
