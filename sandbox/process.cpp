@@ -86,7 +86,7 @@ bool exit_status_from_pidfd(int pidfd, int* status) {
   return true;
 }
 
-enum Kind : uint64_t { kPid = 0, kOut = 1, kErr = 2 };
+enum Kind : uint64_t { kPid = 0, kOut = 1, kErr = 2, kIn = 3 };
 uint64_t key(uint64_t id, Kind k) {
   return (id << 2) | k;
 }
@@ -115,6 +115,9 @@ struct Proc {
   bool sandboxed = false, timed_out = false, killed = false, exited = false;
   int exit_status = 0, term_signal = 0;
   std::unique_ptr<cgroup::Group> group;  // the command's cgroup (sandbox without namespaces)
+  std::string in_buf;         // bytes for stdin the pipe has not taken yet
+  bool in_watching = false;   // waiting for the pipe to take more (EPOLLOUT)
+  bool in_close = false;      // close stdin once in_buf is written
   std::string program;     // argv[0], for a spawn error reported by the sandbox's init
   int exec_errno = 0;      // the init could not execute the command
 };
@@ -160,6 +163,8 @@ struct ProcessLoop::Impl {
   std::mutex mu;
   std::vector<Pending> pending;  // guarded by mu
   std::vector<uint64_t> kills;   // guarded by mu
+  std::vector<std::pair<uint64_t, std::string>> writes;  // guarded by mu
+  std::vector<uint64_t> stdin_closes;                    // guarded by mu
   bool stopping = false;         // guarded by mu
   std::atomic<uint64_t> next_id{1};
   std::atomic<size_t> in_flight{0};
@@ -176,6 +181,11 @@ struct ProcessLoop::Impl {
   }
 
   void run() {
+    // Writing to a child that stopped reading must give EPIPE, not kill the server.
+    sigset_t pipe;
+    ::sigemptyset(&pipe);
+    ::sigaddset(&pipe, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     epoll_event events[64];
     for (;;) {
       int n = ::epoll_wait(epoll.get(), events, 64, timeout_ms());
@@ -191,6 +201,8 @@ struct ProcessLoop::Impl {
         Proc& p = *it->second;
         if ((k & 3) == kPid)
           on_child_exit(p);
+        else if ((k & 3) == kIn)
+          flush_stdin(p);
         else
           read_stream(p, (k & 3) == kOut ? Stream::out : Stream::err, kReadBudget);
       }
@@ -214,14 +226,27 @@ struct ProcessLoop::Impl {
 
   void take_commands() {
     std::vector<Pending> starts;
-    std::vector<uint64_t> to_kill;
+    std::vector<uint64_t> to_kill, to_close;
+    std::vector<std::pair<uint64_t, std::string>> to_write;
     {
       std::lock_guard lock(mu);
       starts.swap(pending);
       to_kill.swap(kills);
+      to_write.swap(writes);
+      to_close.swap(stdin_closes);
       if (stopping) shutting_down = true;
     }
     for (auto& s : starts) start(std::move(s));
+    for (auto& [id, bytes] : to_write)
+      if (auto it = procs.find(id); it != procs.end() && it->second->child.in) {
+        it->second->in_buf += bytes;
+        flush_stdin(*it->second);
+      }
+    for (uint64_t id : to_close)
+      if (auto it = procs.find(id); it != procs.end()) {
+        it->second->in_close = true;
+        flush_stdin(*it->second);
+      }
     for (uint64_t id : to_kill) kill_proc(id);
     if (shutting_down)
       for (auto& [id, p] : procs) kill_proc(id);
@@ -256,6 +281,40 @@ struct ProcessLoop::Impl {
     ev.events = EPOLLIN;
     ev.data.u64 = k;
     ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &ev);
+  }
+
+  // Writes what the pipe takes now; waits for EPOLLOUT for the rest. A child that closed its stdin
+  // gets nothing more.
+  void flush_stdin(Proc& p) {
+    UniqueFd& fd = p.child.in;
+    while (fd && !p.in_buf.empty()) {
+      ssize_t n = ::write(fd.get(), p.in_buf.data(), p.in_buf.size());
+      if (n > 0) {
+        p.in_buf.erase(0, size_t(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EAGAIN) {
+        if (!p.in_watching) {
+          epoll_event ev{};
+          ev.events = EPOLLOUT;
+          ev.data.u64 = key(p.id, kIn);
+          ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd.get(), &ev);
+          p.in_watching = true;
+        }
+        return;
+      } else {
+        p.in_buf.clear();  // EPIPE: the child stopped reading
+        p.in_watching = false;
+        close_fd(fd);
+        return;
+      }
+    }
+    if (!fd) return;
+    if (p.in_watching) {
+      ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, fd.get(), nullptr);
+      p.in_watching = false;
+    }
+    if (p.in_close) fd.reset();
   }
 
   void close_fd(UniqueFd& fd) {
@@ -451,6 +510,23 @@ void ProcessLoop::kill(uint64_t id) {
   {
     std::lock_guard lock(impl_->mu);
     impl_->kills.push_back(id);
+  }
+  impl_->notify();
+}
+
+void ProcessLoop::write(uint64_t id, std::string bytes) {
+  if (bytes.empty()) return;
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->writes.emplace_back(id, std::move(bytes));
+  }
+  impl_->notify();
+}
+
+void ProcessLoop::close_stdin(uint64_t id) {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stdin_closes.push_back(id);
   }
   impl_->notify();
 }

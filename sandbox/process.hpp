@@ -34,6 +34,9 @@ struct SpawnRequest {
   // formatter never shows the seam; it should use *_total for "N bytes omitted".
   size_t max_capture_bytes = 1u << 20;
   size_t max_delta_chunks = 10000;  // live on_output calls per stream; capture continues after
+  // stdin: /dev/null, or a pipe the caller feeds with ProcessLoop::write (a long-lived child
+  // such as an MCP server over stdio).
+  bool stdin_pipe = false;
 };
 
 struct ExecResult {
@@ -74,6 +77,11 @@ class ProcessLoop {
   uint64_t spawn(SpawnRequest request, std::shared_ptr<ProcessHandler> handler);
   // Thread-safe. SIGKILLs the whole process group; on_exit follows with killed = true.
   void kill(uint64_t id);
+  // Thread-safe, for children spawned with stdin_pipe: queues bytes for the child's stdin (written
+  // by the loop thread as the pipe takes them, never blocking), or closes it once what is queued
+  // is written. Bytes for a child that is gone or stopped reading are dropped.
+  void write(uint64_t id, std::string bytes);
+  void close_stdin(uint64_t id);
   size_t running() const;
 
   struct Impl;

@@ -186,6 +186,7 @@ bool PreparedSpawn::prepare(const SpawnRequest& request, std::string* error) {
     return false;
   };
   if (request.argv.empty()) return fail("empty command");
+  stdin_pipe_ = request.stdin_pipe;
   int err = 0;
   path_ = resolve_program(argv0_, request.env, request.cwd, &err);
   if (path_.empty()) return fail(std::strerror(err));
@@ -222,6 +223,15 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
     return fail(std::string("pipe: ") + std::strerror(errno));
   UniqueFd devnull(fd_above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC)));
   if (!devnull) return fail(std::string("/dev/null: ") + std::strerror(errno));
+  UniqueFd in_r, in_w;  // the child reads, we write (non-blocking)
+  if (stdin_pipe_) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
+    in_r.reset(fd_above_stdio(fds[0]));
+    in_w.reset(fd_above_stdio(fds[1]));
+    if (!in_r || !in_w || ::fcntl(in_w.get(), F_SETFL, O_NONBLOCK) != 0)
+      return fail(std::string("pipe: ") + std::strerror(errno));
+  }
 
   ChildArgs args;
   args.path = path_.c_str();
@@ -229,7 +239,7 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   args.sh_argv = sh_argv_.data();
   args.envp = envp_.data();
   args.cwd = cwd_.empty() ? nullptr : cwd_.c_str();
-  args.in_fd = devnull.get();
+  args.in_fd = stdin_pipe_ ? in_r.get() : devnull.get();
   args.out_fd = out_w.get();
   args.err_fd = err_w.get();
   args.parent = ::getpid();
@@ -313,6 +323,7 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   out.pidfd = std::move(pidfd_owner);
   out.out = std::move(out_r);
   out.err = std::move(err_r);
+  out.in = std::move(in_w);
   out.report = std::move(report_r);
   return true;
 }

@@ -18,6 +18,7 @@ struct ChildProcess {
   pid_t pid = -1;     // also the process group id
   UniqueFd pidfd;     // readable once the child has exited
   UniqueFd out, err;  // non-blocking read ends of stdout and stderr
+  UniqueFd in;        // non-blocking write end of stdin (SpawnRequest::stdin_pipe), else empty
   // llmx-sandbox-init's report (non-blocking read end; empty without an init): the command's
   // real wait status, or the errno of its failed exec.
   UniqueFd report;
@@ -46,6 +47,7 @@ class PreparedSpawn {
   std::vector<std::string> args_, env_;
   std::vector<char*> argv_, sh_argv_, envp_;
   bool use_sandbox_ = false;
+  bool stdin_pipe_ = false;
   PreparedSandbox sandbox_;
 };
 

@@ -415,3 +415,45 @@ TEST_CASE("process: 1 GB flood (set LLMX_PROCESS_BENCH=1)") {
   MESSAGE("1 GiB through on_output: " << 1024.0 / secs << " MiB/s (" << secs << " s), peak RSS "
                                       << rss_kb("VmHWM:") / 1024 << " MiB");
 }
+
+TEST_CASE("process: a stdin pipe carries what the caller writes, in order, and closes on request") {
+  ProcessLoop loop;
+  SpawnRequest r = sh("cat; echo end");
+  r.stdin_pipe = true;
+  auto c = std::make_shared<Collector>();
+  auto id = loop.spawn(std::move(r), c);
+  loop.write(id, "hello\n");
+  loop.write(id, "world\n");
+  loop.close_stdin(id);
+  ExecResult res = c->wait();
+  CHECK(res.exit_code == 0);
+  CHECK(res.stdout_text == "hello\nworld\nend\n");
+}
+
+TEST_CASE("process: more stdin than the pipe holds is written as the child reads it") {
+  ProcessLoop loop;
+  SpawnRequest r = sh("sleep 0.2; wc -c");
+  r.stdin_pipe = true;
+  auto c = std::make_shared<Collector>();
+  auto id = loop.spawn(std::move(r), c);
+  loop.write(id, std::string(1 << 20, 'x'));  // 16 times a pipe's buffer
+  loop.close_stdin(id);
+  ExecResult res = c->wait();
+  CHECK(res.exit_code == 0);
+  CHECK(res.stdout_text == "1048576\n");
+}
+
+TEST_CASE("process: stdin for a child that stopped reading is dropped, the server is not killed") {
+  ProcessLoop loop;
+  SpawnRequest r = sh("exec 0<&-; sleep 0.3; echo done");  // closes its stdin at once
+  r.stdin_pipe = true;
+  auto c = std::make_shared<Collector>();
+  auto id = loop.spawn(std::move(r), c);
+  std::this_thread::sleep_for(100ms);
+  loop.write(id, std::string(1 << 20, 'x'));  // EPIPE, not SIGPIPE
+  ExecResult res = c->wait();
+  CHECK(res.exit_code == 0);
+  CHECK(res.stdout_text == "done\n");
+  // Without the pipe, stdin is /dev/null as before.
+  CHECK(run(loop, sh("cat; echo eof")).stdout_text == "eof\n");
+}
