@@ -7,6 +7,7 @@
 
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/mcp_client_api.hpp"
+#include "protocol/rpc/mcp_server_launch.hpp"
 #include "protocol/rpc/mcp_tool_names.hpp"
 #include "protocol/rpc/mcp_tool_schema.hpp"
 
@@ -156,4 +157,35 @@ TEST_CASE("mcp client: call results become the model's tool output as the refere
   auto mixed = tool_output(parse(p, R"({"content":[{"type":"image","data":"AA","mimeType":"image/png"},
       {"type":"resource","resource":{"uri":"file:///x","text":"x"}}]})"));
   CHECK(mixed.parts.empty());  // a resource among them: the JSON text only
+}
+
+TEST_CASE("mcp client: a stdio server gets a cleared environment with the reference's variables") {
+  McpServerConfig server;
+  server.command = "srv";
+  server.env_vars = {"MY_TOKEN"};
+  server.env = {{"PATH", "/opt/bin"}, {"MODE", "test"}};
+  std::map<std::string, std::string> parent = {{"HOME", "/h"},      {"PATH", "/usr/bin"}, {"LANG", "C.UTF-8"},
+                                               {"SECRET", "nope"},  {"MY_TOKEN", "t"},    {"LLMX_API_KEY", "k"}};
+  auto env = stdio_server_env(server, parent);
+  CHECK(env == std::map<std::string, std::string>{
+                   {"HOME", "/h"}, {"LANG", "C.UTF-8"}, {"MODE", "test"}, {"MY_TOKEN", "t"}, {"PATH", "/opt/bin"}});
+}
+
+TEST_CASE("mcp client: start-up failures are told as the reference tells them") {
+  McpServerConfig stdio;
+  stdio.command = "srv";
+  CHECK(startup_error_message("fs", stdio, "No such file or directory") ==
+        "MCP client for `fs` failed to start: No such file or directory");
+  stdio.startup_timeout_sec = 2.5;
+  CHECK(startup_error_message("fs", stdio, "timed out handshaking with MCP server after 2.5s") ==
+        "MCP client for `fs` timed out after 2.5 seconds. Add or adjust `startup_timeout_sec` in your config.toml:\n"
+        "[mcp_servers.fs]\nstartup_timeout_sec = XX");
+  McpServerConfig http;
+  http.url = "https://example.com/mcp";
+  CHECK(startup_error_message("x", http, "HTTP 401: Auth required") ==
+        "The x MCP server is not logged in. Run `llmx mcp login x`.");
+  http.url = "https://api.githubcopilot.com/mcp/";
+  CHECK(startup_error_message("gh", http, "HTTP 401").starts_with("GitHub MCP does not support OAuth."));
+  http.bearer_token_env_var = "GH_TOKEN";
+  CHECK(startup_error_message("gh", http, "HTTP 401") == "MCP client for `gh` failed to start: HTTP 401");
 }
