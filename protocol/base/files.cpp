@@ -36,8 +36,9 @@ std::optional<std::string> read(const std::string& path, int* error) {
 
 Stamp stamp(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
+  if (::stat(path.c_str(), &st) != 0) return Stamp{.error = errno};
   return Stamp{true,
+               0,
                static_cast<uint64_t>(st.st_dev),
                static_cast<uint64_t>(st.st_ino),
                static_cast<uint64_t>(st.st_size),
@@ -45,23 +46,25 @@ Stamp stamp(const std::string& path) {
                st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec};
 }
 
-Cache::Text Cache::read(const std::string& path) {
+Cache::Text Cache::read(const std::string& path, int* error) {
   auto now = stamp(path);
   {
     std::lock_guard lock(mu_);
     auto it = entries_.find(path);
-    if (it != entries_.end() && it->second.stamp == now) return it->second.text;
+    if (it != entries_.end() && it->second.stamp == now) {
+      if (error) *error = it->second.error;
+      return it->second.text;
+    }
   }
   Text text;
+  int err = now.error;
   if (now.exists)
-    if (auto t = files::read(path)) text = std::make_shared<const std::string>(std::move(*t));
+    if (auto t = files::read(path, &err)) text = std::make_shared<const std::string>(std::move(*t));
   // Stamped before the read: a write during it changes the stamp, so the next call reads again.
   std::lock_guard lock(mu_);
   ++reads_;
-  auto& e = entries_[path];
-  if (!(e.stamp == now) || e.text != text) e.derived.reset();
-  e.stamp = now;
-  e.text = text;
+  entries_[path] = Entry{now, text, err, nullptr};  // a new version: what was derived goes
+  if (error) *error = err;
   return text;
 }
 

@@ -3,6 +3,7 @@
 // the cache turns each of those reads into one stat() while the file stays the same.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@ std::optional<std::string> read(const std::string& path, int* error = nullptr);
 // changes at least one of these.
 struct Stamp {
   bool exists = false;
+  int error = 0;  // stat()'s errno when it does not exist (ENOENT, EACCES...)
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0, ctime_ns = 0;
   friend bool operator==(const Stamp&, const Stamp&) = default;
@@ -31,7 +33,8 @@ Stamp stamp(const std::string& path);
 class Cache {
  public:
   using Text = std::shared_ptr<const std::string>;  // nullptr: missing or unreadable
-  Text read(const std::string& path);
+  // `error` (optional) gets the errno when the text is nullptr: ENOENT for a missing file.
+  Text read(const std::string& path, int* error = nullptr);
   // Something derived from the text (a parsed document), rebuilt with `make` when the file
   // changed. `make` gets nullptr for a missing file; it may throw, nothing is cached then.
   template <class T, class Make>
@@ -42,11 +45,12 @@ class Cache {
   struct Entry {
     Stamp stamp;
     Text text;
+    int error = 0;
     std::shared_ptr<const void> derived;
   };
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
-  uint64_t reads_ = 0;
+  std::atomic<uint64_t> reads_{0};
 };
 
 // The process's cache of settings files.

@@ -33,10 +33,9 @@ std::string errno_text(int err) { return std::strerror(err); }
 // The file's text; nullopt when it does not exist. Read through the settings cache: every config
 // derivation looks for a stored key, and the file rarely changes.
 std::optional<std::string> read_file(const std::string& path) {
-  if (auto cached = files::settings_cache().read(path)) return *cached;
   int err = 0;
-  auto text = files::read(path, &err);  // gone, or unreadable: say which
-  if (text || err == ENOENT) return text;
+  if (auto cached = files::settings_cache().read(path, &err)) return *cached;
+  if (err == ENOENT) return std::nullopt;
   throw AuthError(fmt::format("failed to read {}: {}", path, errno_text(err)));
 }
 

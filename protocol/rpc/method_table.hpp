@@ -117,7 +117,7 @@ class MethodTable {
     return true;
   }
 
-  bool serves(std::string_view method) const { return index_.count(std::string(method)) > 0; }
+  bool serves(std::string_view method) const { return index_.find(method) != index_.end(); }
   // Method names in the order they were bound.
   std::vector<std::string> methods(bool exported_only) const {
     std::vector<std::string> out;
