@@ -48,16 +48,14 @@ void thread_start(session_ptr self, v2::ThreadStartParams p, Reply<v2::ThreadRes
   if (p.sandbox) o.sandbox_mode = v2::to_core(*p.sandbox);
   if (p.baseInstructions) o.base_instructions = *p.baseInstructions;
   if (p.developerInstructions) o.developer_instructions = *p.developerInstructions;
-  Config cfg;
-  try {
+  auto cfg = config_or_error(self, reply, [&] {
     if (p.config) o.json_overrides = api::dotted_overrides(*p.config);
-    cfg = resolve_config(self, o);
-  } catch (const std::exception& err) {
-    return reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
-  }
-  cfg.session_source = "vscode";
-  auto provider = cfg.provider.id;
-  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+    return o;
+  });
+  if (!cfg) return;
+  cfg->session_source = "vscode";
+  auto provider = cfg->provider.id;
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             attach(self, sc.session_id, conv);

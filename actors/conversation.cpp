@@ -24,7 +24,6 @@ struct ConversationState {
   std::vector<event_sink_actor> subscribers;
   uint64_t next_sub = 0;
   std::optional<turn_executor_actor> task;
-  caf::actor_addr ended_task;  // the last executor that reported TaskDone (its exit is expected)
   approval_broker_actor broker;
   std::string task_sub_id;
   bool shutting_down = false;
@@ -129,6 +128,13 @@ void finish_shutdown(conversation_ptr self) {
   self->quit();
 }
 
+// The running task is over (TaskDone, or its executor exited without one).
+void task_over(conversation_ptr self) {
+  self->state.task.reset();
+  self->send(self->state.broker, cancel_atom::value);  // nothing may wait for a finished turn
+  if (self->state.shutting_down) finish_shutdown(self);
+}
+
 rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
   rollout::SessionMeta meta;
   meta.id = id;
@@ -183,18 +189,16 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
                subs.end());
   });
   // A crashed turn executor (linked) must not take the conversation down: report and go on.
+  // (An executor that reported TaskDone is no longer the task: its normal exit is ignored below.)
   self->set_exit_handler([=](caf::exit_msg& em) {
-    if (em.source == self->state.ended_task) return;  // finished with TaskDone
     if (self->state.task && em.source == self->state.task->address()) {
       auto sub = self->state.task_sub_id;
-      self->state.task.reset();
-      self->send(self->state.broker, cancel_atom::value);  // nothing may wait for a finished turn
-      if (em.reason && em.reason != caf::exit_reason::normal) {
+      task_over(self);
+      if (em.reason) {
         emit(self, Event{sub, ErrorEvent{"internal error: the turn ended unexpectedly: " +
                                           self->system().render(em.reason)}});
         emit(self, Event{sub, TaskCompleteEvent{}});
       }
-      if (self->state.shutting_down) finish_shutdown(self);
       return;
     }
     if (em.reason) self->quit(em.reason);
@@ -284,12 +288,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         // The task is over now, not when its executor's exit arrives: an op the client sends on
         // seeing task_complete (a compact, the next message) must start the next task, not be
         // lost on an executor that is quitting. Its exit is then ignored.
-        if (st.task && done.sub_id == st.task_sub_id) {
-          st.ended_task = st.task->address();
-          st.task.reset();
-          self->send(st.broker, cancel_atom::value);  // nothing may wait for a finished turn
-          if (st.shutting_down) finish_shutdown(self);
-        }
+        if (st.task && done.sub_id == st.task_sub_id) task_over(self);
       },
   };
 }

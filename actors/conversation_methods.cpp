@@ -2,25 +2,18 @@
 // newConversation, sendUserMessage, sendUserTurn, interruptConversation,
 // addConversationListener, removeConversationListener, and the listener stream they drive
 // (`llmx/event/<type>`, execCommandApproval / applyPatchApproval, parked interrupts).
-#include "actors/rollout_store.hpp"
 #include "actors/session_state.hpp"
 #include "protocol/rpc/conversation_api.hpp"
-#include "protocol/base/ids.hpp"
-#include "protocol/base/log.hpp"
 
 namespace llmx::session_detail {
 
 namespace {
 
 void new_conversation(session_ptr self, api::NewConversationParams p, Reply<api::NewConversationResult> reply) {
-  Config cfg;
-  try {
-    cfg = resolve_config(self, p.to_overrides());
-  } catch (const std::exception& err) {
-    return reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
-  }
-  cfg.session_source = self->state.flavor == SessionState::Flavor::app ? "vscode" : "mcp";
-  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+  auto cfg = config_or_error(self, reply, [&] { return p.to_overrides(); });
+  if (!cfg) return;
+  cfg->session_source = self->state.flavor == SessionState::Flavor::app ? "vscode" : "mcp";
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             remember(self, sc.session_id, conv);

@@ -128,12 +128,7 @@ void nothing_offered(session_ptr, RawJson, Reply<Result> reply) {
 
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
 // one is interrupted (its request then gets no reply, P6).
-struct CancelledParams {
-  RawJson requestId;
-  LLMX_FIELDS(v("requestId", s.requestId))
-};
-
-void cancelled(session_ptr self, CancelledParams p) {
+void cancelled(session_ptr self, mcp::CancelledParams p) {
   if (auto call = self->state.tool_calls.cancel(p.requestId.text))
     caf::anon_send(call->conversation, submit_atom::value, Submission{call->sub_id, InterruptOp{}});
 }
@@ -156,7 +151,7 @@ void bind_mcp_methods(Methods& t) {
   t.bind<RawJson, mcp::PromptsListResult>("prompts/list", nothing_offered<mcp::PromptsListResult>, mcp);
   t.bind<RawJson, mcp::GetPromptResult>("prompts/get", nothing_offered<mcp::GetPromptResult>, mcp);
   t.bind<RawJson, mcp::CompleteResult>("completion/complete", nothing_offered<mcp::CompleteResult>, mcp);
-  t.on<CancelledParams>("notifications/cancelled", cancelled);
+  t.on<mcp::CancelledParams>("notifications/cancelled", cancelled);
 }
 
 }  // namespace llmx::session_detail

@@ -1,7 +1,5 @@
 #include "actors/outgoing_requests.hpp"
 
-#include <charconv>
-
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/rpc/mcp.hpp"
@@ -31,17 +29,13 @@ std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conv
 }
 
 rpc::Id OutgoingRequests::add(PendingApproval pending) {
-  auto id = next_++;
+  auto id = rpc::Id::from_int(next_++);
   pending_[id] = std::move(pending);
-  return rpc::Id::from_int(id);
+  return id;
 }
 
 std::optional<PendingApproval> OutgoingRequests::take(const rpc::Id& reply_id) {
-  const auto& text = reply_id.json;
-  int64_t id = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  auto it = pending_.find(id);
+  auto it = pending_.find(reply_id);
   if (it == pending_.end()) return std::nullopt;
   auto pending = std::move(it->second);
   pending_.erase(it);

@@ -44,7 +44,7 @@ class OutgoingRequests {
 
  private:
   int64_t next_ = 0;
-  std::map<int64_t, PendingApproval> pending_;
+  std::map<rpc::Id, PendingApproval> pending_;  // by the id we sent (integers, as JSON text)
 };
 
 }  // namespace llmx

@@ -12,7 +12,6 @@
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/mcp.hpp"
 #include "sandbox/approval.hpp"
-#include "sandbox/parse_command.hpp"
 
 namespace llmx {
 
@@ -34,6 +33,13 @@ void finish(session_ptr self) {
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
 
+// A call's tools/call result, when this step gives it one.
+void add_call_result(session_ptr self, const std::string& conversation_id, const CallStep& step, std::string& lines) {
+  if (!step.result) return;
+  auto result = mcp::tool_result(conversation_id, *step.result, step.result_is_error);
+  add_line(lines, self->state.rpc.result(step.call->request_id, json::to_json(result)));
+}
+
 // Handles one event of a tools/call in flight; returns whether it was that call's event (its
 // approvals are then asked through elicitation, not the v1 listener requests).
 bool on_call_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
@@ -51,9 +57,7 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
     if (auto ask = approval_ask(ev, conversation_id, &call.request_id))
       ask_approval(self, call.conversation, *ask, lines);
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
-  if (step->result)
-    add_line(lines, st.rpc.result(call.request_id, json::to_json(mcp::tool_result(conversation_id, *step->result,
-                                                                                    step->result_is_error))));
+  add_call_result(self, conversation_id, *step, lines);
   return true;
 }
 
@@ -107,10 +111,7 @@ void on_request(session_ptr self, const rpc::Incoming& in) {
 void conversation_ended(session_ptr self, const std::string& conversation_id) {
   auto& st = self->state;
   std::string lines;
-  if (auto call = st.tool_calls.drop(conversation_id); call && !call->answered && !call->cancelled)
-    add_line(lines, st.rpc.result(call->request_id,
-                                  json::to_json(mcp::tool_result(
-                                      conversation_id, "The conversation ended before its turn completed.", true))));
+  if (auto step = st.tool_calls.drop(conversation_id)) add_call_result(self, conversation_id, *step, lines);
   if (!lines.empty()) write(self, std::move(lines));
   auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
   for (auto it = b; it != e; ++it) it->second(TurnAbortReason::interrupted);
@@ -142,7 +143,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       if (it->second.address() == dm.source) {
         auto id = it->first;
         conversation_ended(self, id);
-        forget_conversation(self, id, self->state.gone.count(id) ? self->state.gone[id] : "has ended");
+        forget_conversation(self, id, "has ended");
         return;
       }
   });

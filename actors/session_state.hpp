@@ -78,11 +78,13 @@ inline void notify(session_ptr self, std::string_view method, const std::string&
 Config resolve_config(session_ptr self, const ConfigOverrides& request_overrides);
 Config resolve_config(session_ptr self);
 
-// resolve_config, answering `error deriving config: ...` (-32600) itself on failure.
-template <class R>
-std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply) {
+// resolve_config with the request's overrides (built by `overrides`, which may throw too),
+// answering `error deriving config: ...` (-32600) itself on failure.
+template <class R, class Overrides = ConfigOverrides (*)()>
+std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply,
+                                      Overrides overrides = [] { return ConfigOverrides{}; }) {
   try {
-    return resolve_config(self);
+    return resolve_config(self, overrides());
   } catch (const std::exception& err) {
     reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
     return std::nullopt;

@@ -38,12 +38,9 @@ void list_conversations(session_ptr self, api::ListConversationsParams p, Reply<
 }
 
 void resume_conversation(session_ptr self, api::ResumeConversationParams p, Reply<api::ResumeConversationResult> reply) {
-  Config cfg;
-  try {
-    cfg = resolve_config(self, p.overrides ? p.overrides->to_overrides() : ConfigOverrides{});
-  } catch (const std::exception& err) {
-    return reply(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
-  }
+  auto found = config_or_error(self, reply, [&] { return p.overrides ? p.overrides->to_overrides() : ConfigOverrides{}; });
+  if (!found) return;
+  Config cfg = std::move(*found);
   cfg.session_source = "mcp";
   ResumeThread req;
   req.ref.home = cfg.llmx_home;

@@ -38,12 +38,28 @@ std::vector<ToolCall> ToolCalls::cancel_all() {
   return out;
 }
 
-std::optional<ToolCall> ToolCalls::drop(const std::string& conversation_id) {
+std::optional<CallStep> ToolCalls::drop(const std::string& conversation_id) {
   auto it = calls_.find(conversation_id);
   if (it == calls_.end()) return std::nullopt;
-  auto call = std::move(it->second);
+  CallStep step;
+  answer(it->second, step, "The conversation ended before its turn completed.", true);
+  end(it, step);
+  return step;
+}
+
+void ToolCalls::answer(ToolCall& call, CallStep& step, std::string text, bool is_error) {
+  if (!call.answered && !call.cancelled) {
+    step.result = std::move(text);
+    step.result_is_error = is_error;
+  }
+  call.answered = true;
+}
+
+void ToolCalls::end(std::map<std::string, ToolCall>::iterator it, CallStep& step) {
+  ended_ = std::move(it->second);
   calls_.erase(it);
-  return call;
+  step.call = &ended_;
+  step.ended = true;
 }
 
 const ToolCall* ToolCalls::running(const std::string& conversation_id) const {
@@ -61,29 +77,15 @@ std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, 
   if (live && call.progress_token) ++call.progress;
   step.ask_approval =
       live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>());
-  auto answer = [&](std::string text, bool is_error) {
-    // A cancelled request gets no reply at all (MCP cancellation rules, P6).
-    if (!call.answered && !call.cancelled) {
-      step.result = std::move(text);
-      step.result_is_error = is_error;
-    }
-    call.answered = true;
-  };
+  step.call = &call;
   if (auto* err = ev.msg.get_if<ErrorEvent>()) {
-    answer(err->message, true);
+    answer(call, step, err->message, true);
   } else if (auto* done = ev.msg.get_if<TaskCompleteEvent>()) {
-    answer(done->last_agent_message.value_or(""), false);
-    step.ended = true;
+    answer(call, step, done->last_agent_message.value_or(""), false);
+    end(it, step);
   } else if (auto* aborted = ev.msg.get_if<TurnAbortedEvent>()) {
-    answer("Turn aborted: " + std::string(enum_name(aborted->reason)), true);
-    step.ended = true;
-  }
-  if (step.ended) {
-    ended_ = std::move(call);
-    calls_.erase(it);
-    step.call = &ended_;
-  } else {
-    step.call = &call;
+    answer(call, step, "Turn aborted: " + std::string(enum_name(aborted->reason)), true);
+    end(it, step);
   }
   return step;
 }

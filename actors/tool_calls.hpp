@@ -51,8 +51,9 @@ class ToolCalls {
   std::optional<ToolCall> cancel(const std::string& request_id_json);
   // eof: every running call is cancelled; returns those to interrupt.
   std::vector<ToolCall> cancel_all();
-  // The conversation of a call ended (its actor is gone): the call, forgotten.
-  std::optional<ToolCall> drop(const std::string& conversation_id);
+  // The conversation of a call ended (its actor is gone): the call ends with an error result
+  // (unless answered or cancelled before) and is forgotten.
+  std::optional<CallStep> drop(const std::string& conversation_id);
   // The call running in a conversation.
   const ToolCall* running(const std::string& conversation_id) const;
   // One event of a conversation; nullopt when no call of ours owns it.
@@ -60,6 +61,11 @@ class ToolCalls {
   bool empty() const { return calls_.empty(); }
 
  private:
+  // The call's one result, unless it was answered or cancelled before (P6).
+  static void answer(ToolCall& call, CallStep& step, std::string text, bool is_error);
+  // Forgets the call; `step` points at it (kept in ended_) from here on.
+  void end(std::map<std::string, ToolCall>::iterator it, CallStep& step);
+
   std::map<std::string, ToolCall> calls_;  // by conversation id
   ToolCall ended_;                         // the call the last event ended (CallStep points here)
   std::map<std::string, bool> starting_;   // by request id JSON: cancelled before it started

@@ -36,10 +36,7 @@ ToolContext tool_context(const TaskSpec& spec) {
   tools.approval = cfg.approval_policy;
   tools.sandbox = cfg.sandbox_policy;
   tools.can_ask = cfg.interactive_approvals;
-  const auto& ep = cfg.shell_environment_policy;
-  sandbox::ShellEnvironmentPolicy env_policy{ep.inherit, ep.ignore_default_excludes, ep.exclude, ep.set,
-                                             ep.include_only};
-  tools.base_env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), false);
+  tools.base_env = sandbox::child_env(cfg.shell_environment_policy, false);  // the network flag is per call
   tools.allow_git_writes = cfg.allow_git_writes;
   tools.llmx_home = cfg.llmx_home;
   tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";

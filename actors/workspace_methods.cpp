@@ -93,9 +93,7 @@ void exec_one_off_command(session_ptr self, api::ExecOneOffCommandParams p, Repl
   req.call_id = "one-off-" + new_uuid_v4();
   req.argv = std::move(p.command);
   req.cwd = cwd.lexically_normal().string();
-  const auto& ep = cfg->shell_environment_policy;
-  sandbox::ShellEnvironmentPolicy env_policy{ep.inherit, ep.ignore_default_excludes, ep.exclude, ep.set, ep.include_only};
-  req.env = sandbox::build_child_env(env_policy, sandbox::current_process_env(), !policy.has_network());
+  req.env = sandbox::child_env(cfg->shell_environment_policy, !policy.has_network());
   if (policy.mode != SandboxMode::danger_full_access) {
     const auto& support = sandbox::probe();  // cached after the first call
     req.sandbox = policy;

@@ -74,6 +74,11 @@ EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& paren
   return env;
 }
 
+EnvMap child_env(const ShellEnvironmentConfig& c, bool network_disabled) {
+  ShellEnvironmentPolicy policy{c.inherit, c.ignore_default_excludes, c.exclude, c.set, c.include_only};
+  return build_child_env(policy, current_process_env(), network_disabled);
+}
+
 EnvMap current_process_env(bool with_sealed) {
   EnvMap env;
   for (char** e = environ; e && *e; ++e) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/config/config.hpp"
+
 namespace llmx::sandbox {
 
 struct ShellEnvironmentPolicy {
@@ -26,6 +28,10 @@ bool glob_match_icase(std::string_view pattern, std::string_view text);
 // (the sandbox policy lacks full network access, even for escalated unsandboxed runs).
 EnvMap build_child_env(const ShellEnvironmentPolicy& policy, const EnvMap& parent,
                        bool network_disabled);
+
+// A command's environment from the configured `shell_environment_policy` and this process's
+// environment (the one way the engine builds it).
+EnvMap child_env(const ShellEnvironmentConfig& config, bool network_disabled);
 
 // This process's environment as a map, with the secrets sealed away at start-up unless
 // `with_sealed` is false (helpers such as git that need no credentials).

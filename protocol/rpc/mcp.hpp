@@ -65,6 +65,12 @@ using GetPromptResult = EmptyList<kMessagesKey>;
 struct CompleteResult {};
 void write_json(json::Writer& w, const CompleteResult&);
 
+// `notifications/cancelled` params: the request the client gave up on.
+struct CancelledParams {
+  RawJson requestId;
+  LLMX_FIELDS(v("requestId", s.requestId))
+};
+
 struct SetLevelParams {
   std::string level;
   LLMX_FIELDS(v("level", s.level))

@@ -79,7 +79,15 @@ TEST_CASE("tool calls: cancelled before or while running, a call says nothing mo
   CHECK_FALSE(calls.cancel("3"));
   auto dropped = calls.drop("c1");
   REQUIRE(dropped);
-  CHECK(dropped->cancelled);
+  CHECK(dropped->call->cancelled);
+  CHECK_FALSE(dropped->result);  // cancelled: no reply
+  calls.starting(id(4));
+  calls.start(id(4), "c4", {}, "4", std::nullopt);
+  auto died = calls.drop("c4");  // its conversation died mid-turn: an error result
+  REQUIRE(died);
+  CHECK(died->result == "The conversation ended before its turn completed.");
+  CHECK(died->result_is_error);
+  CHECK(died->call->request_id.json == "4");
   CHECK(calls.empty());
 }
 
