@@ -37,8 +37,7 @@ int probe_mode(Mode mode) {
   pid_t pid = ::fork();
   if (pid < 0) return 10 + errno;
   if (pid == 0) {
-    int flags = clone_flags(mode, true) & ~CLONE_NEWPID;
-    if (::unshare(flags | CLONE_NEWPID) != 0) ::_exit(10 + errno);
+    if (::unshare(clone_flags(mode, true)) != 0) ::_exit(10 + errno);
     const char* step = nullptr;
     // A non-dumpable server's /proc/self files belong to root; this child is a copy of it.
     if (mode == Mode::user && ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) ::_exit(10 + errno);

@@ -75,9 +75,7 @@ struct FailureRecord {
 // The server's own pidfd, opened once: readable once the server has exited.
 int server_pidfd() {
   static const int fd = [] {
-    int f = int(::syscall(SYS_pidfd_open, ::getpid(), 0));
-    if (f >= 0) ::fcntl(f, F_SETFD, FD_CLOEXEC);
-    return fd_above_stdio(f);
+    return fd_above_stdio(int(::syscall(SYS_pidfd_open, ::getpid(), 0)));  // close-on-exec already
   }();
   return fd;
 }
@@ -136,13 +134,16 @@ int child_main(void* arg) {
   child_fail(a, Step::exec, nullptr, errno);
 }
 
-bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+// A close-on-exec pipe above the stdio numbers; `nonblocking` is the end we keep (read, write).
+enum class Keep { read, write, none };
+bool make_pipe(UniqueFd& read_end, UniqueFd& write_end, Keep nonblocking = Keep::read) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return false;
   read_end.reset(fd_above_stdio(fds[0]));
   write_end.reset(fd_above_stdio(fds[1]));
   if (!read_end || !write_end) return false;
-  return ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK) == 0;
+  if (nonblocking == Keep::none) return true;
+  return ::fcntl((nonblocking == Keep::read ? read_end : write_end).get(), F_SETFL, O_NONBLOCK) == 0;
 }
 
 bool is_executable_file(const std::string& path, bool* exists) {
@@ -224,14 +225,7 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   UniqueFd devnull(fd_above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC)));
   if (!devnull) return fail(std::string("/dev/null: ") + std::strerror(errno));
   UniqueFd in_r, in_w;  // the child reads, we write (non-blocking)
-  if (stdin_pipe_) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
-    in_r.reset(fd_above_stdio(fds[0]));
-    in_w.reset(fd_above_stdio(fds[1]));
-    if (!in_r || !in_w || ::fcntl(in_w.get(), F_SETFL, O_NONBLOCK) != 0)
-      return fail(std::string("pipe: ") + std::strerror(errno));
-  }
+  if (stdin_pipe_ && !make_pipe(in_r, in_w, Keep::write)) return fail(std::string("pipe: ") + std::strerror(errno));
 
   ChildArgs args;
   args.path = path_.c_str();
@@ -251,10 +245,7 @@ bool PreparedSpawn::start(ChildProcess& out, std::string* error) {
   const bool share_memory = (ns_flags & CLONE_NEWUSER) == 0;
   UniqueFd error_r, error_w;
   if (!share_memory) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
-    error_r.reset(fd_above_stdio(fds[0]));
-    error_w.reset(fd_above_stdio(fds[1]));
+    if (!make_pipe(error_r, error_w, Keep::none)) return fail(std::string("pipe: ") + std::strerror(errno));
     args.error_fd = error_w.get();
   }
   args.parent_pidfd = (ns_flags & CLONE_NEWPID) ? server_pidfd() : -1;

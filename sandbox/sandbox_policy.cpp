@@ -97,20 +97,6 @@ std::vector<std::string> canonical_roots(const std::vector<std::string>& roots) 
 
 }  // namespace
 
-std::string_view to_string(Isolation i) {
-  switch (i) {
-    case Isolation::automatic:
-      return "automatic";
-    case Isolation::namespaces:
-      return "namespaces";
-    case Isolation::user_namespace:
-      return "user namespace";
-    case Isolation::landlock_only:
-      return "landlock only";
-  }
-  return "?";
-}
-
 const Support& probe() {
   // Per effective uid: what a process may create changes when it drops privileges after a probe.
   static std::mutex mu;
@@ -139,10 +125,6 @@ std::vector<std::string> writable_roots(const SandboxPolicy& policy, const std::
     if (const char* t = std::getenv("TMPDIR"); t && *t) add(t);
   }
   return roots;
-}
-
-bool PreparedSandbox::new_pid_namespace() const {
-  return (clone_flags_ & CLONE_NEWPID) != 0;
 }
 
 bool PreparedSandbox::prepare(const SandboxPolicy& policy, const std::string& cwd,

@@ -59,7 +59,6 @@ std::vector<std::string> secret_files(const std::string& llmx_home);
 // Empty for read-only; for danger-full-access the caller applies no sandbox at all.
 std::vector<std::string> writable_roots(const SandboxPolicy& policy, const std::string& cwd);
 
-std::string_view to_string(Isolation i);
 
 class PreparedSandbox {
  public:
@@ -72,7 +71,6 @@ class PreparedSandbox {
   bool active() const { return active_; }      // anything to apply at all
   bool enforced() const { return enforced_; }  // every layer the policy asks for is applied
   int clone_flags() const { return clone_flags_; }  // namespaces the child is created in
-  bool new_pid_namespace() const;
   bool use_init() const { return use_init_; }
   // The command's own cgroup (only without namespaces); the process loop keeps it until the
   // command and everything it started are gone.

@@ -518,10 +518,7 @@ std::vector<std::string> tool_messages(const Message& requests, long index) {
 // --- processes ----------------------------------------------------------------------------------
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+std::string slurp(const std::string& path) { return read_file(path); }
 }  // namespace
 
 void kill_processes_with_argv(const std::vector<std::string>& argv) {

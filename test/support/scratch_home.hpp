@@ -4,38 +4,25 @@
 // home, failing every later command-running test on that machine.
 #pragma once
 
-#include <stdio.h>
 #include <stdlib.h>
 
-#include <filesystem>
 #include <string>
+
+#include "test/support/temp_dir.hpp"
 
 namespace llmx::test {
 
 class ScratchHome {
  public:
   ScratchHome() {
-    const char* tmp = ::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/llmx_test_home_XXXXXX";
-    if (!::mkdtemp(tmpl.data())) {
-      ::perror("mkdtemp for the scratch HOME");
-      ::abort();
-    }
-    path_ = tmpl;
-    ::setenv("HOME", path_.c_str(), 1);
+    ::setenv("HOME", dir_.path().c_str(), 1);
     for (const char* var : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "BASH_ENV", "ENV"})
       ::unsetenv(var);
   }
-  ~ScratchHome() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchHome(const ScratchHome&) = delete;
-  ScratchHome& operator=(const ScratchHome&) = delete;
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
 
  private:
-  std::string path_;
+  TempDir dir_{"llmx_test_home"};
 };
 
 }  // namespace llmx::test
