@@ -65,12 +65,6 @@ using GetPromptResult = EmptyList<kMessagesKey>;
 struct CompleteResult {};
 void write_json(json::Writer& w, const CompleteResult&);
 
-// `notifications/cancelled` params: the request the client gave up on.
-struct CancelledParams {
-  RawJson requestId;
-  LLMX_FIELDS(v("requestId", s.requestId))
-};
-
 struct SetLevelParams {
   std::string level;
   LLMX_FIELDS(v("level", s.level))
@@ -114,6 +108,9 @@ struct ReplyToolArgs {
 
 // `{"_meta":{"requestId":<id>},"id":...,"msg":...}` for the `llmx/event` notification.
 std::string event_params(const rpc::Id& request_id, const Event& ev);
+
+// `notifications/cancelled` params: the request the client gave up on.
+struct CancelledParams { RawJson requestId; LLMX_FIELDS(v("requestId", s.requestId)) };
 
 // `notifications/progress` params for one event (P6).
 std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev);
