@@ -323,12 +323,17 @@ struct ProcessLoop::Impl {
     fd.reset();
   }
 
+  // The command's process group, and its cgroup when it has one (members that left the group).
+  static void kill_all(Proc& p) {
+    ::kill(-p.child.pid, SIGKILL);
+    if (p.group) p.group->kill();
+  }
+
   void kill_proc(uint64_t id) {
     auto it = procs.find(id);
     if (it == procs.end() || it->second->exited || it->second->killed) return;
     it->second->killed = true;
-    ::kill(-it->second->child.pid, SIGKILL);
-    if (it->second->group) it->second->group->kill();
+    kill_all(*it->second);
   }
 
   // Reads what is available now, up to `budget` bytes; closes the stream on EOF.
@@ -368,8 +373,7 @@ struct ProcessLoop::Impl {
     if (::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info,
                   WEXITED | WNOHANG | WNOWAIT | __WALL, nullptr) == 0) {
       if (info.si_pid == 0) return;   // not exited yet
-      ::kill(-p.child.pid, SIGKILL);  // leftovers must not outlive the command
-      if (p.group) p.group->kill();
+      kill_all(p);  // leftovers must not outlive the command
       ::syscall(SYS_waitid, P_PIDFD, p.child.pidfd.get(), &info, WEXITED | WNOHANG | __WALL,
                 nullptr);
       if (info.si_code == CLD_EXITED)
@@ -379,8 +383,7 @@ struct ProcessLoop::Impl {
     } else {
       // Reaped behind our back: the server ignores SIGCHLD (auto-reap) or some other code called
       // waitpid(-1). The pidfd still knows the status on Linux >= 6.15.
-      ::kill(-p.child.pid, SIGKILL);
-      if (p.group) p.group->kill();
+      kill_all(p);
       int status = 0;
       if (!exit_status_from_pidfd(p.child.pidfd.get(), &status))
         p.exit_status = -1;
@@ -431,8 +434,7 @@ struct ProcessLoop::Impl {
         check_group(p, now);
       } else if (!p.timed_out) {
         p.timed_out = true;
-        ::kill(-p.child.pid, SIGKILL);
-        if (p.group) p.group->kill();
+        kill_all(p);
       }
     }
   }
