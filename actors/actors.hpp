@@ -53,6 +53,7 @@ using archive_atom = caf::atom_constant<caf::atom("archive")>;
 using unarchive_atom = caf::atom_constant<caf::atom("unarchive")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
 using summary_atom = caf::atom_constant<caf::atom("summary")>;
+using status_atom = caf::atom_constant<caf::atom("status")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -136,6 +137,34 @@ using exec_sandbox_actor = caf::typed_actor<
     // Kill every running command (interrupt); their replies follow as killed.
     caf::reacts_to<cancel_atom>>;
 
+// The client of one configured MCP server (engine.md §10): one per server and configuration per
+// process, started by the hub at first use and shared by every conversation that uses it.
+// Requests are multiplexed by id; a server that dies or hangs is restarted with backoff.
+using mcp_client_actor = caf::typed_actor<
+    // The server's state once its start-up ended (starting it if it is not running).
+    caf::replies_to<status_atom>::with<McpServerStatus>,
+    // Call a tool; replies when the server answers, the call times out or the server dies.
+    caf::replies_to<McpCall>::with<McpCallResult>,
+    // The caller stops waiting for the call with this key: the server gets notifications/cancelled.
+    caf::reacts_to<cancel_atom, std::string>,
+    // From the transport of connection N: one message of the server.
+    caf::reacts_to<line_atom, uint64_t, std::string>,
+    // From the transport of connection N: it ended, and why.
+    caf::reacts_to<eof_atom, uint64_t, std::string>,
+    // Timer: connection N's handshake took longer than the start-up timeout.
+    caf::reacts_to<timeout_atom, uint64_t>,
+    // Timer: the call with this key took longer than the tool timeout.
+    caf::reacts_to<timeout_atom, std::string>,
+    // Timer: connection N did not answer the ping sent after a call timed out (hung).
+    caf::reacts_to<idle_atom, uint64_t>,
+    // Timer: start the server again after a crash (backoff).
+    caf::reacts_to<retry_atom>>;
+
+// Finds or starts the MCP clients of the process (one hub per actor system).
+using mcp_hub_actor = caf::typed_actor<
+    // The clients of these servers, each once its start-up ended (disabled ones are left out).
+    caf::replies_to<McpConnect>::with<McpServers>>;
+
 // Runs one task of a conversation: model request, tool calls, results, next request...
 using turn_executor_actor = caf::typed_actor<
     // Begin the task.
@@ -151,7 +180,9 @@ using turn_executor_actor = caf::typed_actor<
     // The model request failed for good.
     caf::reacts_to<ModelFailed>,
     // Live output of a command this task runs (straight from the process loop).
-    caf::reacts_to<ExecOutput>>;
+    caf::reacts_to<ExecOutput>,
+    // Progress of an MCP tool call this task runs.
+    caf::reacts_to<McpProgress>>;
 
 // One conversation (thread): its SQ/EQ pair, history, settings and subscribers.
 using conversation_actor = caf::typed_actor<

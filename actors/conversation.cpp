@@ -25,6 +25,8 @@ struct ConversationState {
   uint64_t next_sub = 0;
   std::optional<turn_executor_actor> task;
   approval_broker_actor broker;
+  mcp_hub_actor mcp;
+  bool first_task = true;  // the first task reports the MCP servers' start-up
   std::string task_sub_id;
   bool shutting_down = false;
   // Persistence: every recorded line goes to the store, which writes it off this thread.
@@ -96,12 +98,14 @@ rollout::TurnContext turn_context_of(const Config& cfg) {
 
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
                 bool compact_only = false) {
-  auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker);
+  auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
+                                  self->state.mcp);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
   persist_item(self, turn_context_of(self->state.config));
   TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
   spec.compact_only = compact_only;
+  spec.first_task = std::exchange(self->state.first_task, false);
   self->send(exec, start_atom::value, std::move(spec));
 }
 
@@ -152,6 +156,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   st0.config = std::move(start.config);
   st0.store = std::move(start.store);
   st0.rollout_path = std::move(start.rollout_path);
+  st0.mcp = std::move(start.mcp);
+  // Configured MCP servers start now, while the user types; the first task waits for them.
+  if (!st0.config.mcp_servers.empty() && st0.mcp)
+    self->request(st0.mcp, caf::infinite, McpConnect{st0.config.mcp_servers}).then([](const McpServers&) {});
   if (start.resumed && !start.resumed->path.empty()) {
     st0.history = std::move(start.resumed->history);
     st0.listable = start.resumed->has_user_message;

@@ -14,12 +14,15 @@ struct ConversationStart {
   rollout_store_actor store;
   std::string rollout_path;
   std::optional<LoadedThread> resumed;
+  mcp_hub_actor mcp;  // the clients of configured MCP servers (set by the manager)
 };
 
 // Spawns a conversation actor (its parent is the manager).
 conversation_actor spawn_conversation(caf::local_actor* parent, ConversationStart start);
 
-// `store` owns the rollout files; the manager syncs it when shutting down.
-conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store);
+// `store` owns the rollout files; the manager syncs it when shutting down. `mcp` finds the
+// clients of configured MCP servers for every conversation.
+conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store,
+                                                      mcp_hub_actor mcp);
 
 }  // namespace llmx

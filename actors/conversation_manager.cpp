@@ -16,6 +16,7 @@ namespace {
 struct ManagerState {
   ManagerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   rollout_store_actor store;
+  mcp_hub_actor mcp;
   std::map<std::string, conversation_actor> conversations;
   // Archive requests waiting for their conversation to shut down, by conversation id.
   struct PendingArchive {
@@ -46,6 +47,7 @@ SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg
 
 conversation_actor start_conversation(manager_ptr self, ConversationStart start) {
   auto id = start.id;
+  start.mcp = self->state.mcp;
   auto conv = spawn_conversation(self, std::move(start));
   self->monitor(conv);
   self->state.conversations.emplace(id, conv);
@@ -72,8 +74,9 @@ void finish_manager_shutdown(manager_ptr self) {
           });
 }
 
-conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store) {
+conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store, mcp_hub_actor mcp) {
   self->state.store = std::move(store);
+  self->state.mcp = std::move(mcp);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& m = self->state.conversations;
     for (auto it = m.begin(); it != m.end(); ++it)
@@ -168,8 +171,9 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
 
 }  // namespace
 
-conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store) {
-  return sys.spawn(manager_impl, std::move(store));
+conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store,
+                                                      mcp_hub_actor mcp) {
+  return sys.spawn(manager_impl, std::move(store), std::move(mcp));
 }
 
 }  // namespace llmx

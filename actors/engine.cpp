@@ -1,6 +1,7 @@
 #include "actors/engine.hpp"
 
 #include "actors/conversation.hpp"
+#include "actors/mcp_client.hpp"
 #include "actors/rollout_store.hpp"
 
 #include <cstdlib>
@@ -18,10 +19,15 @@ void configure_system(caf::actor_system_config& cfg) {
 
 Engine start_engine(caf::actor_system& sys) {
   auto store = spawn_rollout_store(sys);
-  auto manager = spawn_conversation_manager(sys, store);
-  // The store lives as long as the manager: it quits once the manager has synced it and gone.
-  manager->attach_functor([store](const caf::error&) { caf::anon_send_exit(store, caf::exit_reason::user_shutdown); });
-  return Engine{manager, store};
+  auto mcp = spawn_mcp_hub(sys);
+  auto manager = spawn_conversation_manager(sys, store, mcp);
+  // The store and the MCP servers live as long as the manager: they end once it has synced the
+  // store and gone.
+  manager->attach_functor([store, mcp](const caf::error&) {
+    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(mcp, caf::exit_reason::user_shutdown);
+  });
+  return Engine{manager, store, mcp};
 }
 
 }  // namespace llmx

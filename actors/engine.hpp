@@ -20,6 +20,7 @@ namespace llmx {
 struct Engine {
   conversation_manager_actor manager;
   rollout_store_actor store;  // stored threads: list, archive, unarchive (and rollout writes)
+  mcp_hub_actor mcp;          // the clients of configured MCP servers (`llmx mcp list` asks it)
 };
 
 // For llmx's own binaries: registers the message types and sizes the scheduler to the machine

@@ -37,7 +37,13 @@
   X(ApprovalAnswer, "llmx::ApprovalAnswer")              \
   X(ExecRequest, "llmx::ExecRequest")                    \
   X(ExecOutput, "llmx::ExecOutput")                      \
-  X(ExecDone, "llmx::ExecDone")
+  X(ExecDone, "llmx::ExecDone")                          \
+  X(McpConnect, "llmx::McpConnect")                      \
+  X(McpServerStatus, "llmx::McpServerStatus")            \
+  X(McpServers, "llmx::McpServers")                      \
+  X(McpCall, "llmx::McpCall")                            \
+  X(McpCallResult, "llmx::McpCallResult")                \
+  X(McpProgress, "llmx::McpProgress")
 
 #define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
   X(event_sink_actor, "llmx::event_sink_actor")                         \
@@ -49,4 +55,6 @@
   X(exec_sandbox_actor, "llmx::exec_sandbox_actor")                     \
   X(turn_executor_actor, "llmx::turn_executor_actor")                   \
   X(conversation_actor, "llmx::conversation_actor")                     \
-  X(conversation_manager_actor, "llmx::conversation_manager_actor")
+  X(conversation_manager_actor, "llmx::conversation_manager_actor")   \
+  X(mcp_client_actor, "llmx::mcp_client_actor")                       \
+  X(mcp_hub_actor, "llmx::mcp_hub_actor")

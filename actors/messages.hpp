@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <caf/actor_control_block.hpp>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "protocol/config/config.hpp"
 #include "protocol/core/model_events.hpp"
 #include "protocol/core/ops.hpp"
+#include "protocol/rpc/mcp_client_api.hpp"
 #include "protocol/store/rollout.hpp"
 #include "protocol/store/thread_store.hpp"
 
@@ -32,8 +34,10 @@ struct TaskSpec {
   std::vector<ResponseItem> history;  // the conversation so far (initial context included)
   std::vector<UserInput> input;       // the user input that starts the task
   bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
+  bool first_task = false;            // the conversation's first: it reports MCP servers' start-up
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
-              v("history", s.history); v("input", s.input); v("compact_only", s.compact_only))
+              v("history", s.history); v("input", s.input); v("compact_only", s.compact_only);
+              v("first_task", s.first_task))
 };
 
 // User input that arrives while a task runs; it joins the task's next model request.
@@ -253,6 +257,56 @@ struct ExecDone {
               v("timed_out", s.timed_out); v("killed", s.killed); v("stdout", s.stdout_text);
               v("stderr", s.stderr_text); v("aggregated", s.aggregated); v("duration_ns", s.duration_ns);
               v("spawn_error", s.spawn_error))
+};
+
+// --- configured MCP servers (engine.md §10) ------------------------------------------------------
+
+// Find or start the clients of these servers (by name). A client is shared by every
+// conversation of the process that configures its server the same way.
+struct McpConnect {
+  std::map<std::string, McpServerConfig> servers;
+  LLMX_FIELDS(v("servers", s.servers))
+};
+
+// One server once its start-up ended: ready with its tools, or failed and why.
+struct McpServerStatus {
+  std::string server;
+  bool ready = false;
+  std::string error;  // failed: the text the user is shown (engine.md §10.5)
+  std::vector<mcp::ServerTool> tools;
+  caf::strong_actor_ptr client;  // its mcp_client_actor
+  LLMX_FIELDS(v("server", s.server); v("ready", s.ready); v("error", s.error); v("tools", s.tools);
+              v("client", s.client))
+};
+
+struct McpServers {
+  std::vector<McpServerStatus> servers;  // by name
+  LLMX_FIELDS(v("servers", s.servers))
+};
+
+// Call one tool (bounded by the server's tool_timeout_sec). `key` names the call for cancel and
+// progress (unique per process); `caller` (a turn executor) gets McpProgress while it runs.
+struct McpCall {
+  std::string key;
+  std::string tool;
+  std::optional<RawJson> arguments;
+  caf::strong_actor_ptr caller;
+  LLMX_FIELDS(v("key", s.key); v("tool", s.tool); v("arguments", s.arguments); v("caller", s.caller))
+};
+
+// How a call ended: the CallToolResult's JSON text, or the error for the model.
+struct McpCallResult {
+  bool ok = false;
+  std::string result;
+  std::string error;
+  LLMX_FIELDS(v("ok", s.ok); v("result", s.result); v("error", s.error))
+};
+
+// A server's progress notification for a running call.
+struct McpProgress {
+  std::string key;
+  std::string message;
+  LLMX_FIELDS(v("key", s.key); v("message", s.message))
 };
 
 }  // namespace llmx

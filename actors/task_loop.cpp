@@ -53,10 +53,17 @@ void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<
   out.push_back(Request{std::move(req)});
 }
 
-void TaskLoop::send_request(Steps& out) { request(out, history_, tools::default_tools()); }
+void TaskLoop::send_request(Steps& out) {
+  if (!tools_.mcp || tools_.mcp->specs().empty()) return request(out, history_, tools::default_tools());
+  auto tools = tools::default_tools();
+  tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
+  request(out, history_, std::move(tools));
+}
 
 void TaskLoop::start(Steps& out) {
   emit(out, TaskStartedEvent{spec_.config.model_context_window});
+  if (spec_.first_task && tools_.mcp)
+    for (auto& ev : tools_.mcp->startup_events()) emit(out, std::move(ev));
   if (spec_.compact_only) return start_compaction(out);
   std::vector<EventMsg> events;
   auto item = logic_.user_input(spec_.input, events);
@@ -205,9 +212,11 @@ void TaskLoop::advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps
     out.push_back(Ask{std::move(ask->request), flow_generation_});
   } else if (auto* run = std::get_if<ToolFlow::Run>(&step)) {
     out.push_back(Run{std::move(run->request), flow_generation_});
+  } else if (auto* mcp = std::get_if<ToolFlow::CallMcp>(&step)) {
+    out.push_back(CallMcp{std::move(mcp->call), std::move(mcp->client), flow_generation_});
   } else {
     auto& done = std::get<ToolFlow::Done>(step);
-    outputs_.push_back(FunctionCallOutputItem{flow_->call().call_id, std::move(done.output)});
+    outputs_.push_back(FunctionCallOutputItem{flow_->call().call_id, std::move(done.output), std::move(done.parts)});
     bool aborted = flow_->aborted();
     flow_.reset();
     ++flow_generation_;
@@ -232,6 +241,18 @@ void TaskLoop::on_exec(uint64_t generation, const ExecDone& done, Steps& out) {
   std::vector<EventMsg> events;
   auto next = flow_->on_exec(done, events);
   advance(std::move(next), events, out);
+}
+
+void TaskLoop::on_mcp(uint64_t generation, const McpCallResult& result, Steps& out) {
+  if (done_ || generation != flow_generation_ || !flow_) return;
+  std::vector<EventMsg> events;
+  auto next = flow_->on_mcp(result, events);
+  advance(std::move(next), events, out);
+}
+
+void TaskLoop::on_mcp_progress(std::string message, Steps& out) {
+  if (done_ || !flow_) return;
+  emit(out, McpToolCallProgressEvent{flow_->call().call_id, std::move(message)});
 }
 
 void TaskLoop::on_exec_output(ExecOutput output, Steps& out) {

@@ -50,11 +50,17 @@ class TaskLoop {
     ExecRequest request;
     uint64_t generation = 0;
   };
+  // Call an MCP tool; answer with on_mcp(generation, ...).
+  struct CallMcp {
+    McpCall call;
+    caf::strong_actor_ptr client;
+    uint64_t generation = 0;
+  };
   // The task is over (its last event was emitted): stop streaming and running, report it.
   struct Finish {
     bool aborted = false;
   };
-  using Step = std::variant<Emit, Record, Replace, Request, Ask, Run, Finish>;
+  using Step = std::variant<Emit, Record, Replace, Request, Ask, Run, CallMcp, Finish>;
   using Steps = std::vector<Step>;
 
   // Live output deltas per command stream; the capture goes on after this many.
@@ -70,6 +76,9 @@ class TaskLoop {
   // The answers to Ask and Run steps (stale generations are ignored).
   void on_approval(uint64_t generation, const ApprovalReply& reply, Steps& out);
   void on_exec(uint64_t generation, const ExecDone& done, Steps& out);
+  void on_mcp(uint64_t generation, const McpCallResult& result, Steps& out);
+  // A server's progress message for the MCP call that runs now.
+  void on_mcp_progress(std::string message, Steps& out);
   // Live output of a running command.
   void on_exec_output(ExecOutput output, Steps& out);
   // User input that arrived while the task runs: it joins the next model request.

@@ -60,6 +60,8 @@ ToolFlow::ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDif
 
 ToolFlow::Step ToolFlow::start(std::vector<EventMsg>& events) {
   const auto& name = call_.name;
+  if (ctx_.mcp)
+    if (auto* target = ctx_.mcp->find(name)) return start_mcp(*target, events);
   if (name == "shell" || name == "container.exec" || name == "local_shell") return start_shell(events);
   if (name == "apply_patch") {
     tools::ApplyPatchArgs args;
@@ -214,6 +216,9 @@ ToolFlow::Step ToolFlow::on_approval(const ApprovalReply& reply, std::vector<Eve
     case Phase::patch_approval:
       if (!approved(reply.decision)) return Done{with_note(sandbox::kPatchRejectedByUser, reply.note), false};
       return apply_patch_now(true, events);
+    case Phase::mcp_approval:
+      if (!approved(reply.decision)) return Done{with_note("MCP tool call rejected by user", reply.note), false};
+      return call_mcp(events);
     default:
       return Done{"internal error: unexpected approval", false};
   }
@@ -254,6 +259,44 @@ ToolFlow::Step ToolFlow::apply_patch_now(bool user_approved, std::vector<EventMs
   if (auto diff = diffs_.unified_diff(); !diff.empty()) events.push_back(TurnDiffEvent{std::move(diff)});
   const auto& body = result.exit_code == 0 ? result.stdout_text : result.stderr_text;
   return Done{format_exec_output(body, result.exit_code, secs, false, 0), result.exit_code == 0};
+}
+
+// --- MCP tools (engine.md §10.4): read-only tools run at once; `untrusted` asks per tool ----------
+
+ToolFlow::Step ToolFlow::start_mcp(const McpTools::Target& target, std::vector<EventMsg>& events) {
+  auto args = mcp_arguments(call_.arguments);
+  if (args.error) return Done{*args.error, false};
+  mcp_target_ = target;
+  mcp_invocation_ = McpInvocation{target.server, target.tool, args.value};
+  if (target.read_only || ctx_.approval != AskForApproval::untrusted) return call_mcp(events);
+  if (!ctx_.can_ask) return refuse("MCP tool call", events);
+  phase_ = Phase::mcp_approval;
+  std::vector<std::string> shown{"mcp", target.server, target.tool};
+  if (args.value) shown.push_back(args.value->text);
+  ExecApprovalRequestEvent ev{call_.call_id, shown, ctx_.cwd,
+                              fmt::format("call the tool `{}` of MCP server `{}`", target.tool, target.server),
+                              std::nullopt, sandbox::parse_command(shown)};
+  ApprovalKey key;  // "approved for session" covers the tool, whatever its arguments
+  key.command = {"mcp", target.server, target.tool};
+  return Ask{ApprovalRequest{call_.call_id, ctx_.sub_id, std::move(ev), std::move(key)}};
+}
+
+ToolFlow::Step ToolFlow::call_mcp(std::vector<EventMsg>& events) {
+  phase_ = Phase::mcp_call;
+  mcp_started_ = std::chrono::steady_clock::now();
+  events.push_back(McpToolCallBeginEvent{call_.call_id, mcp_invocation_});
+  McpCall call;
+  call.tool = mcp_target_->tool;
+  call.arguments = mcp_invocation_.arguments;
+  return CallMcp{std::move(call), mcp_target_->client};
+}
+
+ToolFlow::Step ToolFlow::on_mcp(const McpCallResult& result, std::vector<EventMsg>& events) {
+  if (phase_ != Phase::mcp_call) return Done{"internal error: unexpected MCP result", false};
+  phase_ = Phase::done;
+  auto end = mcp_call_end(call_.call_id, mcp_invocation_, std::chrono::steady_clock::now() - mcp_started_, result);
+  events.push_back(std::move(end.event));
+  return Done{std::move(end.output), end.success, std::move(end.parts)};
 }
 
 ToolFlow::Step ToolFlow::refuse(std::string_view what, std::vector<EventMsg>&) {

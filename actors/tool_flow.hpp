@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "actors/mcp_tools.hpp"
 #include "actors/messages.hpp"
 #include "sandbox/apply_patch.hpp"
 #include "sandbox/turn_diff.hpp"
@@ -31,6 +32,7 @@ struct ToolContext {
   bool sandbox_available = true;
   std::string sandbox_summary;
   bool fallback_with_approval = false;
+  std::shared_ptr<const McpTools> mcp;  // the configured MCP servers' tools, if any
 };
 
 class ToolFlow {
@@ -41,24 +43,31 @@ class ToolFlow {
   struct Run {
     ExecRequest request;
   };
+  // Call an MCP tool; answer with on_mcp(). The executor fills in the call's key and caller.
+  struct CallMcp {
+    McpCall call;
+    caf::strong_actor_ptr client;
+  };
   struct Done {
     std::string output;
     bool success = false;
+    std::optional<std::vector<ContentItem>> parts;  // the output with images (MCP results)
   };
-  using Step = std::variant<Ask, Run, Done>;
+  using Step = std::variant<Ask, Run, CallMcp, Done>;
 
   ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDiffTracker& diffs);
 
   Step start(std::vector<EventMsg>& events);
   Step on_approval(const ApprovalReply& reply, std::vector<EventMsg>& events);
   Step on_exec(const ExecDone& done, std::vector<EventMsg>& events);
+  Step on_mcp(const McpCallResult& result, std::vector<EventMsg>& events);
 
   // The user answered `abort`: the turn must end (after this call's output is recorded).
   bool aborted() const { return aborted_; }
   const FunctionCallItem& call() const { return call_; }
 
  private:
-  enum class Phase { initial_approval, first_run, retry_approval, retry_run, patch_approval, done };
+  enum class Phase { initial_approval, first_run, retry_approval, retry_run, patch_approval, mcp_approval, mcp_call, done };
 
   Step start_shell(std::vector<EventMsg>& events);
   Step start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events);
@@ -66,6 +75,8 @@ class ToolFlow {
   Step finish_exec(const ExecDone& done, std::vector<EventMsg>& events);
   Step apply_patch_now(bool user_approved, std::vector<EventMsg>& events);
   Step refuse(std::string_view what, std::vector<EventMsg>& events);
+  Step start_mcp(const McpTools::Target& target, std::vector<EventMsg>& events);
+  Step call_mcp(std::vector<EventMsg>& events);
   ApprovalKey shell_key() const;
 
   FunctionCallItem call_;
@@ -83,6 +94,10 @@ class ToolFlow {
   std::optional<std::string> justification_;
   // apply_patch
   std::optional<patch::Verified> patch_;
+  // MCP
+  std::optional<McpTools::Target> mcp_target_;
+  McpInvocation mcp_invocation_;
+  std::chrono::steady_clock::time_point mcp_started_;
 };
 
 // The writable check of a patch against the sandbox, on resolved paths: a symlink inside the

@@ -1,5 +1,7 @@
 #include "actors/turn_executor.hpp"
 
+#include <fmt/format.h>
+
 #include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
 #include "actors/task_loop.hpp"
@@ -14,7 +16,12 @@ struct TurnExecutorState {
   TurnExecutorState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   conversation_actor conversation;
   approval_broker_actor broker;
+  mcp_hub_actor mcp;
   std::unique_ptr<TaskLoop> loop;
+  bool interrupted = false;  // before the loop started (while MCP servers were starting)
+  // The MCP call in flight: its client and key, to cancel it on interrupt.
+  std::optional<std::pair<mcp_client_actor, std::string>> mcp_call;
+  uint64_t mcp_calls = 0;
   std::optional<model_streamer_actor> streamer;
   std::optional<exec_sandbox_actor> exec;
   std::string sub_id;
@@ -103,8 +110,27 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
                   failed.spawn_error = self->system().render(err);
                   feed(self, &TaskLoop::on_exec, generation, failed);
                 });
+    } else if (auto* m = std::get_if<TaskLoop::CallMcp>(&step)) {
+      flush(self);
+      auto generation = m->generation;
+      auto client = caf::actor_cast<mcp_client_actor>(m->client);
+      m->call.key = fmt::format("{}/{}", self->id(), ++st.mcp_calls);
+      m->call.caller = caf::actor_cast<caf::strong_actor_ptr>(self);
+      st.mcp_call.emplace(client, m->call.key);
+      self->request(client, caf::infinite, std::move(m->call))
+          .then(
+              [=](McpCallResult& result) {
+                self->state.mcp_call.reset();
+                feed(self, &TaskLoop::on_mcp, generation, result);
+              },
+              [=](caf::error& err) {
+                self->state.mcp_call.reset();
+                feed(self, &TaskLoop::on_mcp, generation,
+                     McpCallResult{false, {}, "the MCP client stopped: " + self->system().render(err)});
+              });
     } else if (auto* f = std::get_if<TaskLoop::Finish>(&step)) {
       if (st.streamer) self->send(*st.streamer, cancel_atom::value);
+      if (st.mcp_call) self->send(st.mcp_call->first, cancel_atom::value, st.mcp_call->second);
       // Linked helpers ignore a normal exit: end the command runner explicitly (kills children).
       if (st.exec) self->send_exit(*st.exec, caf::exit_reason::user_shutdown);
       flush(self);
@@ -116,10 +142,20 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   flush(self);
 }
 
+// Starts the loop once the task's tools are known.
+void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
+  self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
+  TaskLoop::Steps steps;
+  self->state.loop->start(steps);
+  if (self->state.interrupted) self->state.loop->interrupt(steps);
+  carry_out(self, steps);
+}
+
 turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, conversation_actor conversation,
-                                                     approval_broker_actor broker) {
+                                                     approval_broker_actor broker, mcp_hub_actor mcp) {
   self->state.conversation = std::move(conversation);
   self->state.broker = std::move(broker);
+  self->state.mcp = std::move(mcp);
   auto run = [self](auto&& input) {
     if (!self->state.loop) return;
     TaskLoop::Steps steps;
@@ -130,10 +166,25 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](start_atom, TaskSpec& spec) {
         self->state.sub_id = spec.sub_id;
         auto tools = tool_context(spec);
-        self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
-        run([](TaskLoop& loop, TaskLoop::Steps& out) { loop.start(out); });
+        const auto& servers = spec.config.mcp_servers;
+        bool any = std::any_of(servers.begin(), servers.end(), [](const auto& s) { return s.second.enabled; });
+        if (!any || !self->state.mcp || spec.compact_only) return begin(self, std::move(spec), std::move(tools));
+        // The first request waits for the servers' start-up (each bounded by its own timeout).
+        self->request(self->state.mcp, caf::infinite, McpConnect{servers})
+            .then([=](McpServers& ready) mutable {
+                    tools.mcp = std::make_shared<const McpTools>(ready, spec.config.mcp_servers);
+                    begin(self, std::move(spec), std::move(tools));
+                  },
+                  [=](caf::error&) mutable { begin(self, std::move(spec), std::move(tools)); });
       },
-      [=](interrupt_atom) { run([](TaskLoop& loop, TaskLoop::Steps& out) { loop.interrupt(out); }); },
+      [=](interrupt_atom) {
+        self->state.interrupted = true;
+        run([](TaskLoop& loop, TaskLoop::Steps& out) { loop.interrupt(out); });
+      },
+      [=](McpProgress& p) {
+        if (!self->state.mcp_call || self->state.mcp_call->second != p.key) return;
+        run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_mcp_progress(std::move(p.message), out); });
+      },
       [=](InjectInput& in) {
         if (self->state.loop) self->state.loop->inject(std::move(in.items));
       },
@@ -155,8 +206,8 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
 }  // namespace
 
 turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation,
-                                        approval_broker_actor broker) {
-  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation), std::move(broker));
+                                        approval_broker_actor broker, mcp_hub_actor mcp) {
+  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation), std::move(broker), std::move(mcp));
 }
 
 }  // namespace llmx

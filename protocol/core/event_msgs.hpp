@@ -146,6 +146,55 @@ LLMX_CONTENT_DELTA(AgentMessageContentDeltaEvent, "agent_message_content_delta")
 LLMX_CONTENT_DELTA(ReasoningContentDeltaEvent, "reasoning_content_delta")
 LLMX_CONTENT_DELTA(ReasoningRawContentDeltaEvent, "reasoning_raw_content_delta")
 
+// --- configured MCP servers (engine.md §10) ---------------------------------------------------
+
+struct McpInvocation {
+  std::string server;
+  std::string tool;
+  std::optional<RawJson> arguments;  // null when the model sent none
+  LLMX_FIELDS(v("server", s.server); v("tool", s.tool); v("arguments", s.arguments))
+};
+
+LLMX_TAGGED(McpToolCallBeginEvent, "mcp_tool_call_begin", std::string call_id; McpInvocation invocation;
+           LLMX_FIELDS(v("call_id", s.call_id); v("invocation", s.invocation)))
+
+// `result` is `{"Ok": CallToolResult}` or `{"Err": "<message>"}` (protocol.md §1).
+LLMX_TAGGED(McpToolCallEndEvent, "mcp_tool_call_end", std::string call_id; McpInvocation invocation;
+           Duration duration; RawJson result;
+           LLMX_FIELDS(v("call_id", s.call_id); v("invocation", s.invocation); v("duration", s.duration);
+                       v("result", s.result)))
+
+// llmx: a server's progress notification for a running call.
+LLMX_TAGGED(McpToolCallProgressEvent, "mcp_tool_call_progress", std::string call_id; std::string message;
+           LLMX_FIELDS(v("call_id", s.call_id); v("message", s.message)))
+
+// A configured server's start-up: `status` is {"state":"starting"|"ready"|"failed"}, with
+// `tools` (the number offered) when ready and `error` when failed.
+struct McpStartupStatus {
+  std::string state;
+  std::optional<uint64_t> tools;
+  std::optional<std::string> error;
+  LLMX_FIELDS(v("state", s.state); v("tools", s.tools); v("error", s.error))
+};
+LLMX_TAGGED(McpStartupUpdateEvent, "mcp_startup_update", std::string server; McpStartupStatus status;
+           LLMX_FIELDS(v("server", s.server); v("status", s.status)))
+
+struct McpStartupFailure {
+  std::string server;
+  std::string error;
+  LLMX_FIELDS(v("server", s.server); v("error", s.error))
+};
+LLMX_TAGGED(McpStartupCompleteEvent, "mcp_startup_complete", std::vector<std::string> ready;
+           std::vector<McpStartupFailure> failed; std::vector<std::string> cancelled;
+           LLMX_FIELDS(v("ready", s.ready); v("failed", s.failed); v("cancelled", s.cancelled)))
+
+// The answer to `list_mcp_tools`: every offered tool by qualified name (MCP's own Tool object).
+LLMX_TAGGED(McpListToolsResponseEvent, "mcp_list_tools_response", std::map<std::string, RawJson> tools;
+           std::map<std::string, RawJson> resources; std::map<std::string, RawJson> resource_templates;
+           std::map<std::string, std::string> auth_statuses;
+           LLMX_FIELDS(v("tools", s.tools); v("resources", s.resources);
+                       v("resource_templates", s.resource_templates); v("auth_statuses", s.auth_statuses)))
+
 LLMX_TAGGED(DeprecationNoticeEvent, "deprecation_notice", std::string summary;
            std::optional<std::string> details;
            LLMX_FIELDS(v("summary", s.summary); v("details", s.details)))
@@ -159,7 +208,9 @@ using EventMsg = OneOf<
     ExecApprovalRequestEvent, ApplyPatchApprovalRequestEvent, PatchApplyBeginEvent,
     PatchApplyEndEvent, TurnDiffEvent, PlanUpdateEvent, TurnAbortedEvent, ShutdownCompleteEvent,
     RawResponseItemEvent, ItemStartedEvent, ItemCompletedEvent, AgentMessageContentDeltaEvent,
-    ReasoningContentDeltaEvent, ReasoningRawContentDeltaEvent, DeprecationNoticeEvent>;
+    ReasoningContentDeltaEvent, ReasoningRawContentDeltaEvent, DeprecationNoticeEvent,
+    McpToolCallBeginEvent, McpToolCallEndEvent, McpToolCallProgressEvent, McpStartupUpdateEvent,
+    McpStartupCompleteEvent, McpListToolsResponseEvent>;
 
 // `{"id": <submission id>, "msg": EventMsg}`.
 struct Event {

@@ -79,10 +79,14 @@ struct FunctionCallOutputItem {
   static constexpr std::string_view kind = "function_call_output";
   std::string call_id;
   std::string output;
+  // The output as parts, when it holds images (an MCP tool's result): the Responses wire sends
+  // these instead of the text; the Chat wire cannot and sends the text.
+  std::optional<std::vector<ContentItem>> content_items;
   template <class S, class V>
   static void fields(S& s, V&& v) {
     v("call_id", s.call_id);
     v("output", s.output);
+    v("content_items", s.content_items);
   }
 };
 

@@ -52,7 +52,19 @@ void write_item(json::Writer& w, const ResponseItem& item) {
     w.begin_object().field("type", "function_call").field("name", c->name).field("arguments", c->arguments);
     w.field("call_id", c->call_id).end_object();
   } else if (auto o = item.get_if<FunctionCallOutputItem>()) {
-    w.begin_object().field("type", "function_call_output").field("call_id", o->call_id).field("output", o->output);
+    w.begin_object().field("type", "function_call_output").field("call_id", o->call_id);
+    if (o->content_items) {
+      w.key("output").begin_array();
+      for (const auto& part : *o->content_items) {
+        if (auto* t = part.get_if<InputText>())
+          w.begin_object().field("type", "input_text").field("text", t->text).end_object();
+        else if (auto* i = part.get_if<InputImage>())
+          w.begin_object().field("type", "input_image").field("image_url", i->image_url).end_object();
+      }
+      w.end_array();
+    } else {
+      w.field("output", o->output);
+    }
     w.end_object();
   }
 }

@@ -43,6 +43,8 @@ struct ServerTool {
   std::string description;
   RawJson input_schema;
   bool read_only = false;  // annotations.readOnlyHint: runs without asking (issue 13 §5)
+  LLMX_FIELDS(v("name", s.name); v("description", s.description); v("input_schema", s.input_schema);
+              v("read_only", s.read_only))
 };
 struct ToolPage {
   std::vector<ServerTool> tools;

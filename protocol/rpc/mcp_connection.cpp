@@ -77,6 +77,11 @@ void Connection::list_page(const std::optional<std::string>& cursor, Output& out
   out.messages.push_back(request("tools/list", w.take()));
 }
 
+void Connection::ping(Output& out) {
+  pending_[std::to_string(next_id_)] = Pending{Purpose::ping};
+  out.messages.push_back(request("ping", "{}"));
+}
+
 void Connection::abandon(uint64_t n, const std::string& error, Output& out) {
   auto it = calls_.find(n);
   if (it == calls_.end()) return;
@@ -183,6 +188,9 @@ void Connection::on_result(const Pending& p, std::string_view, json::Element res
       }
       return finish_listing(out);
     }
+    case Purpose::ping:
+      out.pong = true;
+      return;
     case Purpose::call:
       if (!result.is_object()) return end_call(p.call, false, "tool call error: the result is not an object", out);
       return end_call(p.call, true, json::to_text(result), out);
@@ -198,6 +206,9 @@ void Connection::on_error(const Pending& p, int64_t code, const std::string& mes
       out.notes.push_back(fmt::format("tools/list failed: {} ({})", message, code));
       listing_.clear();
       return finish_listing(out);
+    case Purpose::ping:
+      out.pong = true;  // an error answer is an answer: the server is alive
+      return;
     case Purpose::call:
       return end_call(p.call, false, fmt::format("tool call error: {} (code {})", message, code), out);
   }

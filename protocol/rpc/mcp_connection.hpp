@@ -47,6 +47,7 @@ class Connection {
     std::vector<std::string> notes;  // worth logging: odd lines, failed listings
     bool became_ready = false;       // the handshake finished: hello() and tools() are set
     bool tools_changed = false;      // a listing after list_changed finished
+    bool pong = false;               // the server answered our ping
     std::optional<std::string> failure;  // the handshake failed; the phase is `failed`
   };
 
@@ -61,6 +62,8 @@ class Connection {
   // Our client's answer to an elicitation ({action, content}), or a decline.
   void answer(const std::string& id, std::string_view result_json, Output& out);
   void decline(const std::string& id, Output& out);
+  // Asks whether the server still answers (after a call timed out); Output::pong follows.
+  void ping(Output& out);
   // The transport is gone: every call and a running handshake end with `why`.
   void fail(const std::string& why, Output& out);
 
@@ -73,7 +76,7 @@ class Connection {
   static constexpr size_t kMaxPages = 1000;
 
  private:
-  enum class Purpose { initialize, list, call };
+  enum class Purpose { initialize, list, call, ping };
   struct Pending {
     Purpose purpose;
     uint64_t call = 0;

@@ -98,6 +98,7 @@ turn_executor_actor::behavior_type driver(driver_ptr self, ModelRequest base, in
       [=](ModelRetrying&) {},
       [=](ModelFailed&) { finished(self, false); },
       [=](ExecOutput&) {},
+      [=](McpProgress&) {},
   };
 }
 
