@@ -8,6 +8,11 @@
 
 namespace llmx {
 
+namespace {
+// mcp_tool_call_end carries results up to this size whole; larger ones as cut-down text.
+constexpr size_t kMaxEventResultBytes = 1u << 20;
+}  // namespace
+
 McpTools::McpTools(const McpServers& servers, const std::map<std::string, McpServerConfig>& configs) {
   mcp::ToolNames names;
   for (const auto& status : servers.servers) {
@@ -102,9 +107,15 @@ McpCallEnd mcp_call_end(const std::string& call_id, McpInvocation invocation, st
   end.event.duration = Duration::from_nanos(static_cast<uint64_t>(duration.count()));
   json::Writer w;
   if (result.ok) {
-    w.begin_object().key("Ok").raw(result.result).end_object();
     json::Parser p;
     auto out = mcp::tool_output(p.parse(result.result));
+    if (result.result.size() <= kMaxEventResultBytes) {
+      w.begin_object().key("Ok").raw(result.result).end_object();
+    } else {  // what clients and the rollout get of a huge result: its text, cut in the middle
+      w.begin_object().key("Ok").begin_object().key("content").begin_array().begin_object();
+      w.field("type", "text").field("text", truncate_middle(out.text, kMaxEventResultBytes));
+      w.end_object().end_array().field("isError", !out.success).end_object().end_object();
+    }
     end.output = truncate_for_model(out.text);
     end.success = out.success;
     if (!out.parts.empty()) {

@@ -21,7 +21,7 @@ bool is_key_char(char c) { return is_name_char(c) && c != '-'; }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // Keys whose value runs to the end of the line, so shell commands may contain spaces.
-bool is_rest_of_line_key(std::string_view key) { return key == "cmd" || key == "argv" || key == "text"; }
+bool is_rest_of_line_key(std::string_view key) { return key == "cmd" || key == "argv" || key == "text" || key == "args"; }
 
 // Text of a message's `content`: a string, or the `text` of every {type:"text"} part.
 std::string content_text(simdjson::dom::element content) {
@@ -66,6 +66,19 @@ long long Directive::int_param(const std::string &key, long long fallback, long 
   return n < lo ? lo : (n > hi ? hi : n);
 }
 
+std::vector<std::string> offered_tools(simdjson::dom::object root) {
+  std::vector<std::string> names;
+  simdjson::dom::array tools;
+  if (root["tools"].get_array().get(tools) != simdjson::SUCCESS) return names;
+  for (simdjson::dom::element t : tools) {
+    std::string_view name;
+    if (t["function"]["name"].get_string().get(name) == simdjson::SUCCESS ||
+        t["name"].get_string().get(name) == simdjson::SUCCESS)
+      names.emplace_back(name);
+  }
+  return names;
+}
+
 const Message *ChatRequest::last_with_role(std::string_view role) const {
   for (auto it = messages.rbegin(); it != messages.rend(); ++it)
     if (it->role == role) return &*it;
@@ -106,6 +119,7 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
   ChatRequest req;
   std::string_view sv;
   if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;
+  req.tools = offered_tools(root);
   bool flag = false;
   if (root["stream"].get_bool().get(flag) == simdjson::SUCCESS) req.stream = flag;
   if (root["stream_options"]["include_usage"].get_bool().get(flag) == simdjson::SUCCESS)

@@ -38,6 +38,8 @@ struct ChatRequest {
   // Came in on POST /v1/responses: a few scenarios (context_length) fail differently there.
   bool responses_wire = false;
 
+  std::vector<std::string> tools;  // names of the tools offered (both wires)
+
   bool after_tool() const { return !messages.empty() && messages.back().role == "tool"; }
   const Message *last_with_role(std::string_view role) const;
 };
@@ -52,6 +54,10 @@ std::optional<simdjson::dom::object> parse_body(const std::string &body, std::st
 // `compact` receives the minified body (for recording) whenever the body is valid JSON.
 std::optional<ChatRequest> parse_chat_request(const std::string &body, std::string &compact,
                                               std::string &error);
+
+// The names of the tools a request offers: `tools[].function.name` (Chat) or `tools[].name`
+// (Responses).
+std::vector<std::string> offered_tools(simdjson::dom::object root);
 
 // Finds the first `@mock:NAME ...` directive in `text`.
 std::optional<Directive> find_directive(std::string_view text);

@@ -135,6 +135,16 @@ Script sc_unknown_tool(const ChatRequest &req, const Directive &d) {
                             R"({"x":1})");
 }
 
+// `name=<tool> args=<JSON, rest of line>`: one call of a named tool (an MCP tool, say). A tool
+// the request does not offer is not called: the answer says so, so a test sees it.
+Script sc_tool(const ChatRequest &req, const Directive &d) {
+  if (req.after_tool()) return tool_result_script(req, "Tool said: ", d);
+  const std::string name = d.param("name").value_or("");
+  if (std::find(req.tools.begin(), req.tools.end(), name) == req.tools.end())
+    return fixed_text_script("The tool " + name + " was not offered.");
+  return single_tool_script("Calling a tool.", "call_tool_1", name, d.param("args").value_or("{}"));
+}
+
 Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
   if (req.after_tool()) return tool_result_script(req, "Patch result: ", d);
   const std::string file = d.param("file").value_or("hello.txt");
@@ -272,7 +282,7 @@ const std::vector<Entry> &registry() {
       {"cut", sc_cut},           {"malformed", sc_malformed},
       {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
       {"badargs", sc_badargs},   {"unknown_tool", sc_unknown_tool},
-      {"toolstream", sc_toolstream},
+      {"toolstream", sc_toolstream}, {"tool", sc_tool},
       // Fault injection (fault_scenarios.cpp); status, error_chunk and context_length are
       // decided in plan_fault.
       {"status", sc_unused},     {"headers_only", sc_headers_only},

@@ -1,0 +1,264 @@
+// The agent uses the MCP servers its users configure (issue 13), end to end: `llmx mcp-server`
+// with `[mcp_servers.*]` in config.toml, mock-llm calling a named tool, and real servers — the
+// scriptable fake (fake_mcp_server.mjs) for every way a server goes wrong, and the npm
+// registry's server-everything and server-filesystem.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "test/support/harness.hpp"
+
+using namespace llmx::test;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// `[mcp_servers.<name>]` running the fake server in `mode`; `marker` makes its command line
+// unique to the test (process counting), `extra` adds TOML lines to the table.
+std::string fake_server(const std::string& name, const std::string& mode, const std::string& marker,
+                        const std::string& extra = {}) {
+  return "[mcp_servers." + name + "]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(FAKE_MCP_SERVER) +
+         ", " + json_quote(mode) + ", " + json_quote(marker) + "]\n" + extra + "\n";
+}
+
+std::vector<std::string> fake_argv(const std::string& mode, const std::string& marker) {
+  return {NODE_BIN, FAKE_MCP_SERVER, mode, marker};
+}
+
+std::string unique_marker(std::string_view test) {
+  static int n = 0;
+  return std::string(test) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
+}
+
+// An `llmx mcp-server` whose config.toml configures `servers`.
+struct Fixture {
+  TempDir home{"llmx-mcpc"};
+  TempDir ws{"llmx-mcpc-ws"};
+  MockLlm mock;
+  std::unique_ptr<McpClient> mcp;
+
+  explicit Fixture(const std::string& servers, McpOptions options = {}) {
+    std::ofstream(fs::path(home.path()) / "config.toml") << servers;
+    mcp = std::make_unique<McpClient>(home.path(), mock.url(), std::move(options));
+    mcp->initialize();
+  }
+
+  std::string args() const { return R"("sandbox":"workspace-write","cwd":)" + json_quote(ws.path()); }
+
+  // One `llmx` tool call whose prompt makes the model call `tool` with `arguments`; returns its
+  // response (after the turn ended) and the events it produced.
+  struct Turn {
+    Message response;
+    std::vector<Message> events;
+  };
+  Turn call_tool(const std::string& tool, const std::string& arguments = "{}", const std::string& extra = {},
+                 Duration timeout = kDefaultTimeout) {
+    auto id = mcp->call_llmx("@mock:tool name=" + tool + " args=" + arguments, extra.empty() ? args() : extra);
+    auto response = mcp->wait_for_response(id, timeout);
+    return {response, mcp->events_for(id)};
+  }
+  std::string last_tool_output() {
+    auto outputs = tool_messages(recorded_requests(mock));
+    REQUIRE_FALSE(outputs.empty());
+    return outputs.back();
+  }
+};
+
+const Message* find_event(const std::vector<Message>& events, std::string_view type) {
+  for (const auto& e : events)
+    if (e.event_type() == type) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("mcp client: a configured stdio server's tool is offered, called, and reported as begin and end") {
+  auto marker = unique_marker("basic");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto turn = f.call_tool("mcp__fake__echo", R"({"message":"hi there"})");
+  INFO(f.mcp->diagnostics());
+  CHECK(result_text(turn.response).find("Tool said: ") != std::string::npos);
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"echo: hi there"}])");
+
+  auto* ready = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(ready);
+  CHECK(ready->str("/params/msg/server") == "fake");
+  CHECK(ready->str("/params/msg/status/state") == "ready");
+  CHECK(ready->integer("/params/msg/status/tools") == 9);
+  REQUIRE(find_event(turn.events, "mcp_startup_complete"));
+
+  auto* begin = find_event(turn.events, "mcp_tool_call_begin");
+  auto* end = find_event(turn.events, "mcp_tool_call_end");
+  REQUIRE(begin);
+  REQUIRE(end);
+  CHECK(begin->str("/params/msg/invocation/server") == "fake");
+  CHECK(begin->str("/params/msg/invocation/tool") == "echo");
+  CHECK(begin->str("/params/msg/invocation/arguments/message") == "hi there");
+  CHECK(end->str("/params/msg/call_id") == begin->str("/params/msg/call_id"));
+  CHECK(end->str("/params/msg/result/Ok/content/0/text") == "echo: hi there");
+  CHECK(end->has("/params/msg/duration/secs"));
+
+  // The tools went to the model with their qualified names and provider-ready schemas.
+  auto requests = recorded_requests(f.mock);
+  auto tools = requests.text("/requests/0/tools");
+  CHECK(contains(tools, R"("name":"mcp__fake__echo")"));
+  CHECK(contains(tools, R"("name":"mcp__fake__huge")"));
+  CHECK_FALSE(contains(tools, "$schema"));
+}
+
+TEST_CASE("mcp client: every conversation of the process shares one server process") {
+  auto marker = unique_marker("shared");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) ids.push_back(f.mcp->call_llmx("@mock:tool name=mcp__fake__pid args={}", f.args()));
+  std::set<std::string> outputs;
+  for (auto& id : ids) {
+    auto r = f.mcp->wait_for_response(id, 20s);
+    CHECK_FALSE(result_is_error(r));
+    for (auto& e : f.mcp->events_for(id))
+      if (e.event_type() == "mcp_tool_call_end") outputs.insert(e.text("/params/msg/result/Ok/structuredContent/pid"));
+  }
+  CHECK(outputs.size() == 1);  // one pid answered all eight
+  CHECK(processes_with_argv(fake_argv("ok", marker)).size() == 1);
+}
+
+TEST_CASE("mcp client: a server that cannot start is reported and the conversation goes on without it") {
+  auto marker = unique_marker("exit");
+  Fixture f(fake_server("broken", "exit", marker));
+  auto turn = f.call_tool("mcp__broken__echo", R"({"message":"x"})");
+  INFO(f.mcp->diagnostics());
+  CHECK_FALSE(result_is_error(turn.response));
+  CHECK(contains(result_text(turn.response), "The tool mcp__broken__echo was not offered."));
+  auto* failed = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(failed);
+  CHECK(failed->str("/params/msg/status/state") == "failed");
+  auto error = failed->str("/params/msg/status/error");
+  CHECK(contains(error, "MCP client for `broken` failed to start"));
+  CHECK(contains(error, "status 3"));
+  CHECK(contains(error, "fake: refusing to start"));
+}
+
+TEST_CASE("mcp client: a server that never answers initialize fails after its start-up timeout") {
+  auto marker = unique_marker("silent");
+  ProcessSweeper sweep{fake_argv("silent", marker)};
+  Fixture f(fake_server("mute", "silent", marker, "startup_timeout_sec = 1"));
+  auto turn = f.call_tool("mcp__mute__echo");
+  auto* failed = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(failed);
+  CHECK(contains(failed->str("/params/msg/status/error"), "MCP client for `mute` timed out after 1 seconds"));
+  // The server that failed is not left running.
+  CHECK(wait_until_no_process(fake_argv("silent", marker)));
+}
+
+TEST_CASE("mcp client: garbage lines from a server are skipped, its answers still count") {
+  auto marker = unique_marker("garbage");
+  ProcessSweeper sweep{fake_argv("garbage", marker)};
+  Fixture f(fake_server("noisy", "garbage", marker));
+  auto turn = f.call_tool("mcp__noisy__echo", R"({"message":"still here"})");
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"echo: still here"}])");
+}
+
+TEST_CASE("mcp client: a tool that hangs times out, the server gets notifications/cancelled and lives on") {
+  auto marker = unique_marker("timeout");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker, "tool_timeout_sec = 1"));
+  auto turn = f.call_tool("mcp__fake__slow");
+  auto* end = find_event(turn.events, "mcp_tool_call_end");
+  REQUIRE(end);
+  CHECK(end->str("/params/msg/result/Err") == "timed out awaiting tools/call after 1s");
+  CHECK(f.last_tool_output() == "timed out awaiting tools/call after 1s");
+  // The same server answers the next call.
+  auto pid_before = processes_with_argv(fake_argv("ok", marker));
+  f.call_tool("mcp__fake__echo", R"({"message":"after"})");
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"echo: after"}])");
+  CHECK(processes_with_argv(fake_argv("ok", marker)) == pid_before);
+}
+
+TEST_CASE("mcp client: a server that dies mid-call fails that call clearly and is started again") {
+  auto marker = unique_marker("crash");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto turn = f.call_tool("mcp__fake__crash");
+  auto* end = find_event(turn.events, "mcp_tool_call_end");
+  REQUIRE(end);
+  auto err = end->str("/params/msg/result/Err");
+  CHECK(contains(err, "MCP server `fake` stopped: the MCP server exited with status 7"));
+  CHECK(contains(err, "fake: crashing on purpose"));
+  // Restarted after a backoff: a later call works.
+  REQUIRE(wait_until_running(fake_argv("ok", marker), 1, 10s));
+  f.call_tool("mcp__fake__echo", R"({"message":"back"})");
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"echo: back"}])");
+}
+
+TEST_CASE("mcp client: a hung server (no answer to ping after a timeout) is killed and started again") {
+  auto marker = unique_marker("hang");
+  ProcessSweeper sweep{fake_argv("hang", marker)};
+  Fixture f(fake_server("stuck", "hang", marker, "tool_timeout_sec = 1"));
+  // The handshake succeeds; then the server stops answering anything.
+  auto turn = f.call_tool("mcp__stuck__echo", R"({"message":"x"})", {}, 20s);
+  REQUIRE(find_event(turn.events, "mcp_tool_call_end"));
+  auto first = processes_with_argv(fake_argv("hang", marker));
+  REQUIRE(first.size() == 1);
+  // Ping waits 10 s, then the server is replaced by a new process.
+  bool replaced = false;
+  for (int i = 0; i < 300 && !replaced; ++i) {
+    std::this_thread::sleep_for(100ms);
+    auto now = processes_with_argv(fake_argv("hang", marker));
+    replaced = now.size() == 1 && now != first;
+  }
+  CHECK(replaced);
+}
+
+TEST_CASE("mcp client: 500 tools over five pages are all offered") {
+  auto marker = unique_marker("many");
+  ProcessSweeper sweep{fake_argv("many", marker)};
+  Fixture f(fake_server("big", "many", marker));
+  auto turn = f.call_tool("mcp__big__tool_499", R"({"n":7})");
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"tool_499 got {\"n\":7}"}])");
+  auto* ready = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(ready);
+  CHECK(ready->integer("/params/msg/status/tools") == 500);
+}
+
+TEST_CASE("mcp client: a 50 MB result is truncated for the model like command output") {
+  auto marker = unique_marker("huge");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  f.mcp->drop_lines_containing("mcp_tool_call_end");
+  auto turn = f.call_tool("mcp__fake__huge", "{}", {}, 60s);
+  // The event carries a cut-down result too: clients and the rollout never see 50 MB.
+  CHECK(f.mcp->dropped_lines() == 1);
+  CHECK(f.mcp->dropped_bytes() < (2u << 20));
+  auto out = f.last_tool_output();
+  CHECK(out.size() < 20000);
+  CHECK(contains(out, "truncated"));
+}
+
+TEST_CASE("mcp client: progress notifications reach the client as events") {
+  auto marker = unique_marker("progress");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto turn = f.call_tool("mcp__fake__progress");
+  std::vector<std::string> messages;
+  for (auto& e : turn.events)
+    if (e.event_type() == "mcp_tool_call_progress") messages.push_back(e.str("/params/msg/message"));
+  CHECK(messages == std::vector<std::string>{"1/3: step 1", "2/3: step 2", "3/3: step 3"});
+}
+
+TEST_CASE("mcp client: enabled_tools and disabled_tools decide what the model sees") {
+  auto marker = unique_marker("filter");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker, R"(enabled_tools = ["echo", "pid"]
+disabled_tools = ["pid"])"));
+  auto turn = f.call_tool("mcp__fake__pid");
+  CHECK(contains(result_text(turn.response), "The tool mcp__fake__pid was not offered."));
+  auto tools = recorded_requests(f.mock).text("/requests/0/tools");
+  CHECK(contains(tools, "mcp__fake__echo"));
+  CHECK_FALSE(contains(tools, "mcp__fake__image"));
+}
