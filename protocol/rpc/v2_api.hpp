@@ -206,5 +206,12 @@ struct DeltaNotification {
   LLMX_FIELDS(v("itemId", s.itemId); v("delta", s.delta))
 };
 
+// item/mcpToolCall/progress: a server's progress message for a running call.
+struct ProgressNotification {
+  std::string itemId;
+  std::string message;
+  LLMX_FIELDS(v("itemId", s.itemId); v("message", s.message))
+};
+
 }  // namespace llmx::v2
 

@@ -59,6 +59,62 @@ std::string command_item(const std::string& id, const std::string& command, cons
   return w.take();
 }
 
+// An mcpToolCall item (§4.4); `end` is null while it runs.
+std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpToolCallEndEvent* end) {
+  json::Writer w;
+  w.begin_object().field("type", "mcpToolCall").field("id", id).field("server", inv.server).field("tool", inv.tool);
+  w.key("arguments");
+  inv.arguments ? (void)w.raw(inv.arguments->text) : (void)w.null();
+  std::string_view status = "inProgress";
+  w.key("result");
+  std::optional<std::string> error;
+  if (!end) {
+    w.null();
+  } else {
+    json::Parser p;
+    auto root = p.parse(end->result.text);
+    auto ok = root.at_key("Ok");
+    if (ok.error() == simdjson::SUCCESS && ok.value_unsafe().is_object()) {
+      auto o = ok.value_unsafe().get_object().value_unsafe();
+      w.begin_object().key("content");
+      if (auto c = json::get(o, "content"); c && c->is_array())
+        w.raw(json::to_text(*c));
+      else
+        w.raw("[]");
+      w.key("structuredContent");
+      if (auto s = json::get(o, "structuredContent"))
+        w.raw(json::to_text(*s));
+      else
+        w.null();
+      w.end_object();
+      auto flag = o["isError"];  // anything but `true` is not an error
+      bool is_error = flag.error() == simdjson::SUCCESS && flag.value_unsafe().is_bool() &&
+                      flag.value_unsafe().get_bool().value_unsafe();
+      status = is_error ? "failed" : "completed";
+    } else {
+      w.null();
+      auto err = root.at_key("Err");
+      error = err.error() == simdjson::SUCCESS && err.value_unsafe().is_string()
+                  ? std::string(err.value_unsafe().get_string().value_unsafe())
+                  : std::string("the call failed");
+      status = "failed";
+    }
+  }
+  w.key("error");
+  if (error)
+    w.begin_object().field("message", *error).end_object();
+  else
+    w.null();
+  w.field("status", status);
+  w.key("duration_ms");
+  if (end)
+    w.number(static_cast<int64_t>(end->duration.secs * 1000 + end->duration.nanos / 1000000));
+  else
+    w.null();
+  w.end_object();
+  return w.take();
+}
+
 std::string item_params(const std::string& item_json) {
   json::Writer w;
   w.begin_object().key("item").raw(item_json).end_object();
@@ -99,6 +155,14 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     auto ms = static_cast<int64_t>(e->duration.secs * 1000 + e->duration.nanos / 1000000);
     out.push_back({"item/completed", item_params(command_item(e->call_id, command, output, e->exit_code,
                                                               e->exit_code == 0 ? "completed" : "failed", ms))});
+  } else if (auto* mb = msg.get_if<McpToolCallBeginEvent>()) {
+    mcp_calls_[mb->call_id] = mb->invocation;
+    out.push_back({"item/started", item_params(mcp_item(mb->call_id, mb->invocation, nullptr))});
+  } else if (auto* mp = msg.get_if<McpToolCallProgressEvent>()) {
+    out.push_back({"item/mcpToolCall/progress", json::to_json(ProgressNotification{mp->call_id, mp->message})});
+  } else if (auto* me = msg.get_if<McpToolCallEndEvent>()) {
+    mcp_calls_.erase(me->call_id);
+    out.push_back({"item/completed", item_params(mcp_item(me->call_id, me->invocation, me))});
   } else if (auto* err = msg.get_if<ErrorEvent>()) {
     error_ = err->message;
   } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
@@ -119,6 +183,7 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     error_.reset();
     last_usage_ = {};
     commands_.clear();
+    mcp_calls_.clear();
   }
 }
 

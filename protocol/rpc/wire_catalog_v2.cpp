@@ -33,6 +33,13 @@ Node json_schema(const ThreadItem*, Context&) {
            {prop("command", string()), prop("aggregated_output", string()), prop("exit_code", nullable(integer())),
             prop("status", enum_strings({"inProgress", "completed", "failed"})),
             prop("duration_ms", nullable(integer()))}),
+      item("mcpToolCall",
+           {prop("server", string()), prop("tool", string()), prop("arguments", any()),
+            prop("result", nullable(object({prop("content", array(any())), prop("structuredContent", any())},
+                                           "McpToolCallResult"))),
+            prop("error", nullable(object({prop("message", string())}, "McpToolCallError"))),
+            prop("status", enum_strings({"inProgress", "completed", "failed"})),
+            prop("duration_ms", nullable(integer()))}),
   });
 }
 
@@ -63,6 +70,7 @@ void add_v2_catalog(Registry& reg) {
   reg.add<v2::TurnCompletedNotification>("TurnCompletedNotification", Dir::v2);
   reg.add<v2::ItemNotification>("ItemNotification", Dir::v2);
   reg.add<v2::DeltaNotification>("DeltaNotification", Dir::v2);
+  reg.add<v2::ProgressNotification>("McpToolCallProgressNotification", Dir::v2);
 
   reg.notification<v2::ThreadResult>("ServerNotification", "thread/started");
   reg.notification<v2::TurnResult>("ServerNotification", "turn/started");
@@ -71,6 +79,7 @@ void add_v2_catalog(Registry& reg) {
   reg.notification<v2::ItemNotification>("ServerNotification", "item/completed");
   reg.notification<v2::DeltaNotification>("ServerNotification", "item/agentMessage/delta");
   reg.notification<v2::DeltaNotification>("ServerNotification", "item/commandExecution/outputDelta");
+  reg.notification<v2::ProgressNotification>("ServerNotification", "item/mcpToolCall/progress");
   // `llmx/event/<type>` for every core event kind (§3.4).
   reg.add<api::EventNotification>("EventNotification", Dir::v1);
   using Alts = decltype(EventMsg::value);

@@ -145,7 +145,7 @@ bool should_persist(const EventMsg& ev) {
   // does not emit them yet, so they have no EventMsg alternative here.
   return ev.is<UserMessageEvent>() || ev.is<AgentMessageEvent>() || ev.is<AgentReasoningEvent>() ||
          ev.is<AgentReasoningRawContentEvent>() || ev.is<TokenCountEvent>() ||
-         ev.is<TurnAbortedEvent>();
+         ev.is<TurnAbortedEvent>() || ev.is<McpToolCallEndEvent>();  // llmx: which server and tool, how long
 }
 
 bool should_persist(const ResponseItem&) {

@@ -17,6 +17,15 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic} LLMX
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the integration tests failed (${rc})")
 endif()
+# The MCP client's suite too (mcpToolCall items, mcp_* events), without its slowest cases.
+if(MCP_TESTS)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic} LLMX_MCP_TRAFFIC_LOG=${mcp_traffic}
+                          ${MCP_TESTS} "-tce=*hung*,*50 MB*,*dies mid-call*,*times out*"
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the MCP client tests failed (${rc})")
+  endif()
+endif()
 execute_process(COMMAND ${LLMX} app-server generate-json-schema --out ${schema} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "generate-json-schema failed (${rc})")

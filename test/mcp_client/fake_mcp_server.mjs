@@ -5,6 +5,7 @@
 // silent (never answers), garbage (noise before every answer), many (500 tools, paged),
 // hang (answers the handshake and the tool list, then nothing at all, not even ping).
 // `marker` only makes the command line unique, so a test can find its own processes.
+import fs from 'node:fs';
 import readline from 'node:readline';
 
 const mode = process.argv[2] ?? 'ok';
@@ -44,6 +45,8 @@ rl.on('line', (line) => {
   if (mode === 'silent') return;
   let msg;
   try { msg = JSON.parse(line); } catch { return; }
+  // FAKE_MCP_LOG (from the server's `env` table): every method received, one per line.
+  if (process.env.FAKE_MCP_LOG && msg.method) fs.appendFileSync(process.env.FAKE_MCP_LOG, msg.method + '\n');
   if (mode === 'hang' && listed) return;
   if (msg.id !== undefined && msg.method === undefined) {  // an answer to our elicitation
     const callId = waiting.get(msg.id);

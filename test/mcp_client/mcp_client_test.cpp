@@ -262,3 +262,84 @@ disabled_tools = ["pid"])"));
   CHECK(contains(tools, "mcp__fake__echo"));
   CHECK_FALSE(contains(tools, "mcp__fake__image"));
 }
+
+TEST_CASE("mcp client: app-server v2 sees an mcpToolCall item start, progress and complete") {
+  auto marker = unique_marker("v2");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir home{"llmx-mcpc-v2"};
+  std::ofstream(fs::path(home.path()) / "config.toml") << fake_server("fake", "ok", marker);
+  MockLlm mock;
+  McpClient c(home.path(), mock.url(), app_server_options());
+  c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
+  auto thread = c.wait_for_response(c.request("thread/start", "{}")).str("/result/thread/id");
+  auto turn = c.wait_for_response(
+      c.request("turn/start", R"({"threadId":")" + thread +
+                                  R"(","input":[{"type":"text","text":"@mock:tool name=mcp__fake__progress args={}"}]})"));
+  REQUIRE_FALSE(turn.is_error());
+  auto is_mcp_item = [](const Message& m, std::string_view method) {
+    return m.method() == method && m.str_or("/params/item/type", "") == "mcpToolCall";
+  };
+  auto started = c.wait_for([&](const Message& m) { return is_mcp_item(m, "item/started"); }, "mcpToolCall started");
+  CHECK(started.str("/params/item/status") == "inProgress");
+  CHECK(started.str("/params/item/server") == "fake");
+  CHECK(started.str("/params/item/tool") == "progress");
+  CHECK(started.text("/params/item/result") == "null");
+  auto completed = c.wait_for([&](const Message& m) { return is_mcp_item(m, "item/completed"); }, "mcpToolCall completed");
+  CHECK(completed.str("/params/item/id") == started.str("/params/item/id"));
+  CHECK(completed.str("/params/item/status") == "completed");
+  CHECK(completed.str("/params/item/result/content/0/text") == "progress done");
+  CHECK(completed.text("/params/item/error") == "null");
+  CHECK(completed.integer("/params/item/duration_ms") >= 0);
+  size_t progress = 0;
+  for (auto& m : c.log())
+    if (m.method() == "item/mcpToolCall/progress") {
+      CHECK(m.str("/params/itemId") == started.str("/params/item/id"));
+      ++progress;
+    }
+  CHECK(progress == 3);
+  c.wait_for([](const Message& m) { return m.method() == "turn/completed"; }, "turn/completed");
+}
+
+TEST_CASE("mcp client: under untrusted a tool asks unless it is read-only; approved for session covers the tool") {
+  auto marker = unique_marker("approve");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto untrusted = f.args() + R"(,"approval-policy":"untrusted")";
+  // Read-only: no question.
+  auto echo = f.call_tool("mcp__fake__echo", R"({"message":"ro"})", untrusted);
+  for (auto& m : f.mcp->log()) CHECK(m.method() != "elicitation/create");
+  // Not read-only: asked, with the server, the tool and the arguments shown.
+  auto id = f.mcp->call_llmx(R"(@mock:tool name=mcp__fake__write args={"what":"a file"})", untrusted);
+  auto ask = f.mcp->wait_for([](const Message& m) { return m.method() == "elicitation/create"; }, "approval request");
+  CHECK(contains(ask.str("/params/message"), "fake"));
+  CHECK(contains(ask.line(), "write"));
+  CHECK(contains(ask.line(), "a file"));
+  f.mcp->respond(ask.id(), R"({"action":"accept","content":{"decision":"approved_for_session"}})");
+  f.mcp->wait_for_response(id);
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"wrote a file"}])");
+  // Declined in another conversation: the model hears it was rejected.
+  auto id2 = f.mcp->call_llmx(R"(@mock:tool name=mcp__fake__write args={"what":"b"})", untrusted);
+  auto ask2 = f.mcp->wait_for(
+      [&](const Message& m) { return m.method() == "elicitation/create" && m.index() > ask.index(); }, "second ask");
+  f.mcp->respond(ask2.id(), R"({"action":"decline"})");
+  f.mcp->wait_for_response(id2);
+  CHECK(contains(f.last_tool_output(), "rejected"));
+}
+
+TEST_CASE("mcp client: interrupting a turn sends notifications/cancelled for the call in flight") {
+  auto marker = unique_marker("cancel");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir logs{"llmx-mcpc-log"};
+  auto log_path = (fs::path(logs.path()) / "methods.log").string();
+  Fixture f(fake_server("fake", "ok", marker, "env = { FAKE_MCP_LOG = " + json_quote(log_path) + " }"));
+  auto id = f.mcp->call_llmx("@mock:tool name=mcp__fake__slow args={}", f.args());
+  f.mcp->wait_for([&](const Message& m) { return m.is_event() && m.event_type() == "mcp_tool_call_begin"; },
+                  "mcp_tool_call_begin");
+  f.mcp->notify("notifications/cancelled", R"({"requestId":)" + id + "}");
+  bool cancelled = false;
+  for (int i = 0; i < 100 && !cancelled; ++i) {
+    std::this_thread::sleep_for(50ms);
+    cancelled = contains(read_file(log_path), "notifications/cancelled");
+  }
+  CHECK(cancelled);
+}
