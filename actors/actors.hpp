@@ -182,7 +182,10 @@ using turn_executor_actor = caf::typed_actor<
     // Live output of a command this task runs (straight from the process loop).
     caf::reacts_to<ExecOutput>,
     // Progress of an MCP tool call this task runs.
-    caf::reacts_to<McpProgress>>;
+    caf::reacts_to<McpProgress>,
+    // A server asks the user something during an MCP call of this task; replies the answer
+    // (declined when nobody can be asked).
+    caf::replies_to<McpElicitation>::with<McpElicitationReply>>;
 
 // One conversation (thread): its SQ/EQ pair, history, settings and subscribers.
 using conversation_actor = caf::typed_actor<

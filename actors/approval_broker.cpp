@@ -83,7 +83,7 @@ approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_a
           if (n != 1) return;
           it = match;
         }
-        resolve(self, it, ApprovalReply{answer.decision, ""});
+        resolve(self, it, ApprovalReply{answer.decision, "", std::move(answer.content)});
       },
       [=](timeout_atom, const std::string& call_id, uint64_t number) {
         auto it = self->state.pending.find(call_id);

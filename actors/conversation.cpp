@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "actors/approval_broker.hpp"
+#include "actors/mcp_tools.hpp"
 #include "actors/turn_executor.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/base/ids.hpp"
@@ -236,6 +237,21 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           self->send(st.broker, ApprovalAnswer{ea->id, ea->decision});
         } else if (auto* pa = sub.op.get_if<PatchApprovalOp>()) {
           self->send(st.broker, ApprovalAnswer{pa->id, pa->decision});
+        } else if (auto* re = sub.op.get_if<ResolveElicitationOp>()) {
+          auto decision = re->decision == "accept"   ? ReviewDecision::approved
+                          : re->decision == "cancel" ? ReviewDecision::abort
+                                                     : ReviewDecision::denied;
+          self->send(st.broker, ApprovalAnswer{re->request_id, decision, std::move(re->content)});
+        } else if (sub.op.is<ListMcpToolsOp>()) {
+          auto id = sub.id;
+          if (st.config.mcp_servers.empty() || !st.mcp) {
+            emit(self, Event{id, McpListToolsResponseEvent{}});
+          } else {
+            auto configs = st.config.mcp_servers;
+            self->request(st.mcp, caf::infinite, McpConnect{configs})
+                .then([=](const McpServers& servers) { emit(self, Event{id, McpTools(servers, configs).listing()}); },
+                      [=](caf::error&) { emit(self, Event{id, McpListToolsResponseEvent{}}); });
+          }
         } else if (sub.op.is<CompactOp>()) {
           // A running task compacts on its own when it needs to; a manual compact waits for
           // nothing and runs as its own task.

@@ -93,11 +93,25 @@ void carry(client_ptr self, mcp::Connection::Output& out) {
       self->send(caf::actor_cast<turn_executor_actor>(it->second.caller), McpProgress{it->second.key, p.message});
   }
   for (auto& e : out.elicitations) {
-    // Nobody to ask yet: the server hears no rather than waiting forever.
-    mcp::Connection::Output answer;
-    st.conn.decline(e.id, answer);
-    if (st.transport)
-      for (auto& m : answer.messages) st.transport->send(std::move(m));
+    // The user of the call it belongs to answers (through its turn); without one, it is declined.
+    auto it = e.call ? st.calls.find(*e.call) : st.calls.end();
+    auto generation = st.generation;
+    auto answer = [self, generation, id = e.id](const std::string& result) {
+      auto& s = self->state;
+      if (generation != s.generation) return;  // that connection is gone
+      mcp::Connection::Output reply;
+      s.conn.answer(id, result, reply);
+      if (s.transport)
+        for (auto& m : reply.messages) s.transport->send(std::move(m));
+    };
+    if (it == st.calls.end() || !it->second.caller) {
+      answer(R"({"action":"decline"})");
+      continue;
+    }
+    McpElicitation ask{it->second.key, st.name, std::move(e.message), RawJson{std::move(e.requested_schema)}};
+    self->request(caf::actor_cast<turn_executor_actor>(it->second.caller), caf::infinite, std::move(ask))
+        .then([=](McpElicitationReply& r) { answer(r.result); },
+              [=](caf::error&) { answer(R"({"action":"decline"})"); });
   }
   if (out.became_ready) {
     st.up = McpClientState::Up::ready;

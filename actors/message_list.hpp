@@ -43,7 +43,9 @@
   X(McpServers, "llmx::McpServers")                      \
   X(McpCall, "llmx::McpCall")                            \
   X(McpCallResult, "llmx::McpCallResult")                \
-  X(McpProgress, "llmx::McpProgress")
+  X(McpProgress, "llmx::McpProgress")                    \
+  X(McpElicitation, "llmx::McpElicitation")              \
+  X(McpElicitationReply, "llmx::McpElicitationReply")
 
 #define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
   X(event_sink_actor, "llmx::event_sink_actor")                         \

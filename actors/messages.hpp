@@ -206,14 +206,16 @@ struct ApprovalRequest {
 struct ApprovalReply {
   ReviewDecision decision = ReviewDecision::denied;
   std::string note;  // why, when the decision was not the client's (e.g. "timed out after 600 s")
-  LLMX_FIELDS(v("decision", s.decision); v("note", s.note))
+  std::optional<RawJson> content;  // an elicitation's form values
+  LLMX_FIELDS(v("decision", s.decision); v("note", s.note); v("content", s.content))
 };
 
 // The client's answer to an approval request: `id` is the call id or the turn's submission id.
 struct ApprovalAnswer {
   std::string id;
   ReviewDecision decision = ReviewDecision::denied;
-  LLMX_FIELDS(v("id", s.id); v("decision", s.decision))
+  std::optional<RawJson> content;  // an elicitation's form values
+  LLMX_FIELDS(v("id", s.id); v("decision", s.decision); v("content", s.content))
 };
 
 // --- command execution -------------------------------------------------------------------------
@@ -300,6 +302,22 @@ struct McpCallResult {
   std::string result;
   std::string error;
   LLMX_FIELDS(v("ok", s.ok); v("result", s.result); v("error", s.error))
+};
+
+// A server asks the user something during the call with this key (its elicitation/create).
+struct McpElicitation {
+  std::string key;
+  std::string server;
+  std::string message;
+  RawJson requested_schema;
+  LLMX_FIELDS(v("key", s.key); v("server", s.server); v("message", s.message);
+              v("requested_schema", s.requested_schema))
+};
+
+// The answer for the server: an ElicitResult (`{"action":"accept","content":{...}}`).
+struct McpElicitationReply {
+  std::string result;
+  LLMX_FIELDS(v("result", s.result))
 };
 
 // A server's progress notification for a running call.

@@ -15,14 +15,17 @@
 namespace llmx {
 
 // The request that asks the client about one approval event.
+enum class AskKind { exec, patch, elicitation };
+
 struct ApprovalAsk {
   std::string method;
   std::string params;  // JSON
-  std::string call_id;
-  bool is_patch = false;
+  std::string call_id;  // the elicitation's request id for a forwarded elicitation
+  AskKind kind = AskKind::exec;
+  std::string server_name;  // a forwarded elicitation's server
 };
 
-// nullopt unless `ev` asks for an approval. `tool_call`: the tools/call the event belongs to
+// nullopt unless `ev` asks for an approval or forwards an MCP server's elicitation. `tool_call`: the tools/call the event belongs to
 // (elicitation/create, tagged with that call); nullptr for a v1 listener.
 std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
                                         const rpc::Id* tool_call);
@@ -31,7 +34,8 @@ std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conv
 struct PendingApproval {
   conversation_actor conversation;
   std::string call_id;
-  bool is_patch = false;
+  AskKind kind = AskKind::exec;
+  std::string server_name;
 };
 
 class OutgoingRequests {

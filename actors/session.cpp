@@ -81,6 +81,16 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
     log::warn("reply to unknown request id {} ignored", in.id.json);
     return;
   }
+  if (pending->kind == AskKind::elicitation) {  // a configured server's question: its answer goes back
+    ResolveElicitationOp op{pending->server_name, pending->call_id, "decline", std::nullopt};
+    if (in.kind == rpc::Incoming::Kind::response && in.result) {
+      auto reply = mcp::read_elicitation_reply(*in.result);
+      if (reply.action == "accept" || reply.action == "cancel") op.decision = *reply.action;
+      if (reply.content) op.content = RawJson{*reply.content};
+    }
+    caf::anon_send(pending->conversation, submit_atom::value, Submission{"", std::move(op)});
+    return;
+  }
   ReviewDecision decision = ReviewDecision::denied;
   if (in.kind == rpc::Incoming::Kind::response && in.result) {
     auto reply = mcp::read_elicitation_reply(*in.result);
@@ -89,7 +99,7 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
     else if (reply.decision)
       decision = sandbox::parse_decision(*reply.decision);
   }
-  Op op = pending->is_patch ? Op{PatchApprovalOp{pending->call_id, decision}}
+  Op op = pending->kind == AskKind::patch ? Op{PatchApprovalOp{pending->call_id, decision}}
                             : Op{ExecApprovalOp{pending->call_id, decision}};
   caf::anon_send(pending->conversation, submit_atom::value, Submission{"", std::move(op)});
 }
@@ -222,7 +232,7 @@ void forget_conversation(session_ptr self, const std::string& conversation_id, s
 
 void ask_approval(session_ptr self, const conversation_actor& conv, const ApprovalAsk& ask, std::string& lines) {
   auto& st = self->state;
-  auto id = st.outgoing.add(PendingApproval{conv, ask.call_id, ask.is_patch});
+  auto id = st.outgoing.add(PendingApproval{conv, ask.call_id, ask.kind, ask.server_name});
   add_line(lines, st.rpc.request(id, ask.method, ask.params));
 }
 

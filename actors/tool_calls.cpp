@@ -76,7 +76,8 @@ std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, 
   step.forward = live;
   if (live && call.progress_token) ++call.progress;
   step.ask_approval =
-      live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>());
+      live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>() ||
+               ev.msg.is<ElicitationRequestEvent>());
   step.call = &call;
   if (auto* err = ev.msg.get_if<ErrorEvent>()) {
     answer(call, step, err->message, true);

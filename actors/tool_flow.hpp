@@ -51,7 +51,7 @@ class ToolFlow {
   struct Done {
     std::string output;
     bool success = false;
-    std::optional<std::vector<ContentItem>> parts;  // the output with images (MCP results)
+    std::optional<std::vector<ContentItem>> parts = std::nullopt;  // the output with images (MCP results)
   };
   using Step = std::variant<Ask, Run, CallMcp, Done>;
 

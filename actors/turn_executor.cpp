@@ -5,6 +5,7 @@
 #include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
 #include "actors/task_loop.hpp"
+#include "protocol/base/json_writer.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
@@ -22,6 +23,7 @@ struct TurnExecutorState {
   // The MCP call in flight: its client and key, to cancel it on interrupt.
   std::optional<std::pair<mcp_client_actor, std::string>> mcp_call;
   uint64_t mcp_calls = 0;
+  bool can_ask = true;  // someone can answer approvals and elicitations (not `llmx exec`)
   std::optional<model_streamer_actor> streamer;
   std::optional<exec_sandbox_actor> exec;
   std::string sub_id;
@@ -95,7 +97,7 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
           .then([=](ApprovalReply& reply) { feed(self, &TaskLoop::on_approval, generation, reply); },
                 [=](caf::error&) {
                   feed(self, &TaskLoop::on_approval, generation,
-                       ApprovalReply{ReviewDecision::denied, "approvals unavailable"});
+                       ApprovalReply{ReviewDecision::denied, "approvals unavailable", std::nullopt});
                 });
     } else if (auto* run = std::get_if<TaskLoop::Run>(&step)) {
       flush(self);
@@ -166,6 +168,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](start_atom, TaskSpec& spec) {
         self->state.sub_id = spec.sub_id;
         auto tools = tool_context(spec);
+        self->state.can_ask = tools.can_ask;
         const auto& servers = spec.config.mcp_servers;
         bool any = std::any_of(servers.begin(), servers.end(), [](const auto& s) { return s.second.enabled; });
         if (!any || !self->state.mcp || spec.compact_only) return begin(self, std::move(spec), std::move(tools));
@@ -180,6 +183,37 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](interrupt_atom) {
         self->state.interrupted = true;
         run([](TaskLoop& loop, TaskLoop::Steps& out) { loop.interrupt(out); });
+      },
+      [=](McpElicitation& e) -> caf::result<McpElicitationReply> {
+        auto& st = self->state;
+        if (!st.can_ask || !st.mcp_call || st.mcp_call->second != e.key)
+          return McpElicitationReply{R"({"action":"decline"})"};
+        // Asked like an approval (the broker's timeout and turn-end rules apply), answered by the
+        // resolve_elicitation op.
+        auto id = fmt::format("{}/elicitation/{}", e.key, ++st.mcp_calls);
+        ApprovalRequest req;
+        req.call_id = id;
+        req.sub_id = st.sub_id;
+        req.event = ElicitationRequestEvent{e.server, id, e.message, e.requested_schema};
+        req.key.command = {"elicitation", id};  // never approved for the session
+        flush(self);
+        auto promise = self->make_response_promise<McpElicitationReply>();
+        self->request(st.broker, caf::infinite, std::move(req))
+            .then(
+                [=](ApprovalReply& reply) mutable {
+                  json::Writer w;
+                  w.begin_object();
+                  if (reply.decision == ReviewDecision::approved || reply.decision == ReviewDecision::approved_for_session) {
+                    w.field("action", "accept");
+                    if (reply.content) w.key("content").raw(reply.content->text);
+                  } else {
+                    w.field("action", reply.decision == ReviewDecision::abort ? "cancel" : "decline");
+                  }
+                  w.end_object();
+                  promise.deliver(McpElicitationReply{w.take()});
+                },
+                [=](caf::error&) mutable { promise.deliver(McpElicitationReply{R"({"action":"decline"})"}); });
+        return promise;
       },
       [=](McpProgress& p) {
         if (!self->state.mcp_call || self->state.mcp_call->second != p.key) return;

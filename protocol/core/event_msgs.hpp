@@ -188,6 +188,13 @@ LLMX_TAGGED(McpStartupCompleteEvent, "mcp_startup_complete", std::vector<std::st
            std::vector<McpStartupFailure> failed; std::vector<std::string> cancelled;
            LLMX_FIELDS(v("ready", s.ready); v("failed", s.failed); v("cancelled", s.cancelled)))
 
+// A configured server asks the user for input (its elicitation/create). Answered with the
+// `resolve_elicitation` op naming the same server and id. `requested_schema` (llmx) is the form.
+LLMX_TAGGED(ElicitationRequestEvent, "elicitation_request", std::string server_name; std::string id;
+           std::string message; RawJson requested_schema;
+           LLMX_FIELDS(v("server_name", s.server_name); v("id", s.id); v("message", s.message);
+                       v("requested_schema", s.requested_schema)))
+
 // The answer to `list_mcp_tools`: every offered tool by qualified name (MCP's own Tool object).
 LLMX_TAGGED(McpListToolsResponseEvent, "mcp_list_tools_response", std::map<std::string, RawJson> tools;
            std::map<std::string, RawJson> resources; std::map<std::string, RawJson> resource_templates;
@@ -210,7 +217,7 @@ using EventMsg = OneOf<
     RawResponseItemEvent, ItemStartedEvent, ItemCompletedEvent, AgentMessageContentDeltaEvent,
     ReasoningContentDeltaEvent, ReasoningRawContentDeltaEvent, DeprecationNoticeEvent,
     McpToolCallBeginEvent, McpToolCallEndEvent, McpToolCallProgressEvent, McpStartupUpdateEvent,
-    McpStartupCompleteEvent, McpListToolsResponseEvent>;
+    McpStartupCompleteEvent, McpListToolsResponseEvent, ElicitationRequestEvent>;
 
 // `{"id": <submission id>, "msg": EventMsg}`.
 struct Event {

@@ -36,8 +36,18 @@ LLMX_TAGGED(ExecApprovalOp, "exec_approval", std::string id; ReviewDecision deci
 LLMX_TAGGED(PatchApprovalOp, "patch_approval", std::string id; ReviewDecision decision{};
            LLMX_FIELDS(v("id", s.id); v("decision", s.decision)))
 
+// The user's answer to an elicitation_request: `decision` is accept, decline or cancel;
+// `content` the form's values when accepted.
+LLMX_TAGGED(ResolveElicitationOp, "resolve_elicitation", std::string server_name; std::string request_id;
+           std::string decision; std::optional<RawJson> content;
+           LLMX_FIELDS(v("server_name", s.server_name); v("request_id", s.request_id); v("decision", s.decision);
+                       v("content", s.content)))
+
+// Asks for `mcp_list_tools_response`: the MCP tools the conversation's servers offer now.
+LLMX_TAGGED(ListMcpToolsOp, "list_mcp_tools", LLMX_NO_FIELDS)
+
 using Op = OneOf<InterruptOp, UserInputOp, UserTurnOp, OverrideTurnContextOp, ExecApprovalOp,
-                 PatchApprovalOp, CompactOp, ShutdownOp>;
+                 PatchApprovalOp, CompactOp, ShutdownOp, ResolveElicitationOp, ListMcpToolsOp>;
 
 // `{"id": ..., "op": Op}`; an empty id asks the conversation to assign the next counter value.
 struct Submission {

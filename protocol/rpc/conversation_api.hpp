@@ -253,4 +253,19 @@ struct ApplyPatchApprovalParams {
               v("reason", s.reason); v("grantRoot", s.grantRoot))
 };
 
+// `mcpServer/elicitation/request`: a configured MCP server asks the user for input; the client
+// answers an ElicitResult `{action: accept|decline|cancel, content?}`.
+struct McpElicitationRequestParams {
+  std::string threadId;
+  std::string turnId;
+  std::string serverName;
+  std::string requestId;
+  std::string mode = "form";
+  std::string message;
+  RawJson requestedSchema;
+  LLMX_FIELDS(v("threadId", s.threadId); v("turnId", s.turnId); v("serverName", s.serverName);
+              v("requestId", s.requestId); v("mode", s.mode); v("message", s.message);
+              v("requestedSchema", s.requestedSchema))
+};
+
 }  // namespace llmx::api

@@ -180,6 +180,19 @@ std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rp
   return w.take();
 }
 
+std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
+                                         const std::string& event_id) {
+  json::Writer w;
+  w.begin_object();
+  w.field("message", fmt::format("The MCP server `{}` asks: {}", ev.server_name, ev.message));
+  w.key("requestedSchema").raw(ev.requested_schema.text.empty() ? R"({"type":"object","properties":{}})"
+                                                                  : ev.requested_schema.text);
+  correlation(w, "mcp-elicitation", tool_call_id, event_id, ev.id);
+  w.field("llmx_server_name", ev.server_name);
+  w.end_object();
+  return w.take();
+}
+
 std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
                                      const std::string& event_id) {
   json::Writer w;
@@ -207,8 +220,10 @@ ElicitationReply read_elicitation_reply(json::Element result) {
   };
   r.decision = text(json::get(o, "decision"));
   r.action = text(json::get(o, "action"));
-  if (auto content = json::get(o, "content"); content && content->is_object())
+  if (auto content = json::get(o, "content"); content && content->is_object()) {
     r.content_decision = text(json::get(content->get_object().value_unsafe(), "decision"));
+    r.content = json::to_text(*content);
+  }
   return r;
 }
 

@@ -135,12 +135,18 @@ std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rp
 std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
                                      const std::string& event_id);
 
+// `elicitation/create` params forwarding a configured server's own elicitation to our host: its
+// message and form, with the llmx_* correlation fields (`llmx_elicitation: "mcp-elicitation"`).
+std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
+                                         const std::string& event_id);
+
 // The fields of an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
 // `{decision}`. What they mean is decided in sandbox/approval.hpp.
 struct ElicitationReply {
   std::optional<std::string> action;            // accept | decline | cancel
   std::optional<std::string> content_decision;  // content.decision
   std::optional<std::string> decision;          // legacy top-level decision
+  std::optional<std::string> content;           // content as JSON text (a forwarded form's values)
 };
 ElicitationReply read_elicitation_reply(json::Element result);
 

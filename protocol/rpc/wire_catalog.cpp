@@ -87,6 +87,8 @@ void add_app_server(Registry& reg) {
   reg.notification("ClientNotification", "initialized");
   reg.request<api::ExecCommandApprovalParams>("ServerRequest", "execCommandApproval");
   reg.request<api::ApplyPatchApprovalParams>("ServerRequest", "applyPatchApproval");
+  reg.add<api::McpElicitationRequestParams>("McpServerElicitationRequestParams", Dir::v2);
+  reg.request<api::McpElicitationRequestParams>("ServerRequest", "mcpServer/elicitation/request");
   reg.notification<api::SessionConfiguredNotification>("ServerNotification", "sessionConfigured");
 }
 

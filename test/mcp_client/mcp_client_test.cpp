@@ -343,3 +343,55 @@ TEST_CASE("mcp client: interrupting a turn sends notifications/cancelled for the
   }
   CHECK(cancelled);
 }
+
+TEST_CASE("mcp client: a server's elicitation reaches the MCP host with its form, and the answer goes back") {
+  auto marker = unique_marker("elicit");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto id = f.mcp->call_llmx("@mock:tool name=mcp__fake__elicit args={}", f.args());
+  auto ask = f.mcp->wait_for([](const Message& m) { return m.method() == "elicitation/create"; }, "forwarded elicitation");
+  CHECK(contains(ask.str("/params/message"), "What is your name?"));
+  CHECK(contains(ask.str("/params/message"), "fake"));
+  CHECK(ask.str("/params/requestedSchema/properties/name/type") == "string");
+  CHECK(ask.str("/params/llmx_elicitation") == "mcp-elicitation");
+  f.mcp->respond(ask.id(), R"({"action":"accept","content":{"name":"Ada"}})");
+  f.mcp->wait_for_response(id);
+  CHECK(f.last_tool_output() == R"([{"type":"text","text":"user said: {\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"}])");
+}
+
+TEST_CASE("mcp client: an app-server client gets mcpServer/elicitation/request; a decline goes back") {
+  auto marker = unique_marker("elicit-app");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir home{"llmx-mcpc-app"};
+  std::ofstream(fs::path(home.path()) / "config.toml") << fake_server("fake", "ok", marker);
+  MockLlm mock;
+  McpClient c(home.path(), mock.url(), app_server_options());
+  c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
+  auto thread = c.wait_for_response(c.request("thread/start", "{}")).str("/result/thread/id");
+  c.wait_for_response(c.request("turn/start", R"({"threadId":")" + thread +
+                                                  R"(","input":[{"type":"text","text":"@mock:tool name=mcp__fake__elicit args={}"}]})"));
+  auto ask = c.wait_for([](const Message& m) { return m.method() == "mcpServer/elicitation/request"; }, "elicitation request");
+  CHECK(ask.str("/params/threadId") == thread);
+  CHECK(ask.str("/params/serverName") == "fake");
+  CHECK(ask.str("/params/message") == "What is your name?");
+  c.respond(ask.id(), R"({"action":"decline"})");
+  c.wait_for([](const Message& m) { return m.method() == "turn/completed"; }, "turn/completed");
+  auto outputs = tool_messages(recorded_requests(mock));
+  REQUIRE_FALSE(outputs.empty());
+  CHECK(contains(outputs.back(), R"(user said: {\"action\":\"decline\"})"));
+}
+
+TEST_CASE("mcp client: under llmx exec nobody can answer, so a server's elicitation is declined") {
+  auto marker = unique_marker("elicit-exec");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir home{"llmx-mcpc-exec"};
+  TempDir ws{"llmx-mcpc-exec-ws"};
+  std::ofstream(fs::path(home.path()) / "config.toml") << fake_server("fake", "ok", marker);
+  MockLlm mock;
+  auto run = run_exec_json({}, "@mock:tool name=mcp__fake__elicit args={}",
+                           llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());
+  INFO(run.problem());
+  auto outputs = tool_messages(recorded_requests(mock));
+  REQUIRE_FALSE(outputs.empty());
+  CHECK(contains(outputs.back(), R"(user said: {\"action\":\"decline\"})"));
+}

@@ -128,12 +128,27 @@ TEST_CASE("outgoing requests: one approval event, the right request per route; a
   auto p = approval_ask(ev("s", patch), "conv", nullptr);
   REQUIRE(p);
   CHECK(p->method == "applyPatchApproval");
-  CHECK(p->is_patch);
+  CHECK(p->kind == AskKind::patch);
   CHECK_FALSE(approval_ask(ev("s", AgentMessageEvent{"hi"}), "conv", nullptr));
 
+  // A configured server's own question: elicitation/create for an MCP host (its form kept), a
+  // server request for an app-server client.
+  ElicitationRequestEvent question{"docs", "k/elicitation/1", "Name?", RawJson{R"({"type":"object"})"}};
+  auto forwarded = approval_ask(ev("s", question), "conv", &tool);
+  REQUIRE(forwarded);
+  CHECK(forwarded->method == "elicitation/create");
+  CHECK(forwarded->kind == AskKind::elicitation);
+  CHECK(forwarded->server_name == "docs");
+  CHECK(forwarded->call_id == "k/elicitation/1");
+  CHECK(forwarded->params.find(R"("requestedSchema":{"type":"object"})") != std::string::npos);
+  auto app = approval_ask(ev("s", question), "conv", nullptr);
+  REQUIRE(app);
+  CHECK(app->method == "mcpServer/elicitation/request");
+  CHECK(app->params.find(R"("serverName":"docs")") != std::string::npos);
+
   OutgoingRequests out;
-  auto first = out.add(PendingApproval{{}, "call-1", false});
-  auto second = out.add(PendingApproval{{}, "p", true});
+  auto first = out.add(PendingApproval{{}, "call-1", AskKind::exec, {}});
+  auto second = out.add(PendingApproval{{}, "p", AskKind::patch, {}});
   CHECK(first.json == "0");
   CHECK(second.json == "1");
   CHECK_FALSE(out.take(rpc::Id{"\"1\""}));  // a string id we never sent
@@ -141,7 +156,7 @@ TEST_CASE("outgoing requests: one approval event, the right request per route; a
   auto got = out.take(second);
   REQUIRE(got);
   CHECK(got->call_id == "p");
-  CHECK(got->is_patch);
+  CHECK(got->kind == AskKind::patch);
   CHECK_FALSE(out.take(second));  // answered once
   CHECK(out.size() == 1);
 }

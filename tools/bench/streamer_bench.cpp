@@ -99,6 +99,7 @@ turn_executor_actor::behavior_type driver(driver_ptr self, ModelRequest base, in
       [=](ModelFailed&) { finished(self, false); },
       [=](ExecOutput&) {},
       [=](McpProgress&) {},
+      [=](McpElicitation&) { return McpElicitationReply{R"({"action":"decline"})"}; },
   };
 }
 
