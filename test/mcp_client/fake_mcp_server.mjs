@@ -1,7 +1,7 @@
 // A scriptable MCP server over stdio for the MCP client's tests: well-behaved tools plus the
 // ways a server can go wrong. No dependencies; one mode per run:
 //   node fake_mcp_server.mjs <mode> [marker]
-// modes: ok (tools echo, pid, image, progress, slow, crash, huge, elicit), exit (dies at start),
+// modes: ok (tools echo, pid, image, progress, slow, crash, huge, write, elicit, grow), exit (dies at start),
 // silent (never answers), garbage (noise before every answer), many (500 tools, paged),
 // hang (answers the handshake and the tool list, then nothing at all, not even ping).
 // `marker` only makes the command line unique, so a test can find its own processes.
@@ -33,6 +33,7 @@ const baseTools = [
   { name: 'huge', description: 'Returns 50 MB.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'write', description: 'Pretends to change something (not read-only).', inputSchema: { type: 'object', properties: { what: { type: 'string' } } } },
   { name: 'elicit', description: 'Asks the user a question, answers with the reply.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'grow', description: 'Adds the tool `extra` and says so (list_changed).', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
 ];
 const manyTools = Array.from({ length: 500 }, (_, i) => ({ name: `tool_${i}`, description: `Tool number ${i}.`, inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } }));
 const tools = mode === 'many' ? manyTools : baseTools;
@@ -84,6 +85,12 @@ rl.on('line', (line) => {
         case 'slow': return;  // never answers
         case 'crash': process.stderr.write('fake: crashing on purpose\n'); process.exit(7);
         case 'huge': return result(msg.id, text('x'.repeat(50 * 1024 * 1024)));
+        case 'grow':
+          if (!tools.some((t) => t.name === 'extra'))
+            tools.push({ name: 'extra', description: 'Added later.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
+          send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+          return result(msg.id, text('grown'));
+        case 'extra': return result(msg.id, text('extra ran'));
         case 'write': return result(msg.id, text('wrote ' + (args.what ?? '')));
         case 'elicit': {
           const id = nextOwnId++;

@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include "actors/engine.hpp"
+#include "test/support/env_guard.hpp"
 #include "test/support/harness.hpp"
 
 using namespace llmx::test;
@@ -89,7 +91,7 @@ TEST_CASE("mcp client: a configured stdio server's tool is offered, called, and 
   REQUIRE(ready);
   CHECK(ready->str("/params/msg/server") == "fake");
   CHECK(ready->str("/params/msg/status/state") == "ready");
-  CHECK(ready->integer("/params/msg/status/tools") == 9);
+  CHECK(ready->integer("/params/msg/status/tools") == 10);
   REQUIRE(find_event(turn.events, "mcp_startup_complete"));
 
   auto* begin = find_event(turn.events, "mcp_tool_call_begin");
@@ -394,4 +396,163 @@ TEST_CASE("mcp client: under llmx exec nobody can answer, so a server's elicitat
   auto outputs = tool_messages(recorded_requests(mock));
   REQUIRE_FALSE(outputs.empty());
   CHECK(contains(outputs.back(), R"(user said: {\"action\":\"decline\"})"));
+}
+
+// --- the npm registry's reference servers ---------------------------------------------------------
+
+namespace {
+
+std::string everything_js() { return std::string(NODE_MODULES) + "/@modelcontextprotocol/server-everything/dist/index.js"; }
+
+std::string everything_stdio(const std::string& name) {
+  return "[mcp_servers." + name + "]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(everything_js()) +
+         ", \"stdio\"]\n";
+}
+
+// server-everything over Streamable HTTP on a free loopback port.
+struct EverythingHttp {
+  int port = closed_port();
+  ChildProcess proc{SpawnOptions{{NODE_BIN, "--import", LOOPBACK_ONLY, everything_js(), "streamableHttp"},
+                                 {{"PORT", std::to_string(port)}}}};
+  EverythingHttp() {
+    for (int i = 0; i < 200; ++i) {
+      if (contains(proc.stderr_so_far(), "listening")) return;
+      std::this_thread::sleep_for(50ms);
+    }
+    throw std::runtime_error("server-everything did not start: " + proc.stderr_so_far());
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
+};
+
+}  // namespace
+
+TEST_CASE("mcp client: server-everything over stdio — text, image, structured content, progress, resources") {
+  Fixture f(everything_stdio("everything"));
+  auto echo = f.call_tool("mcp__everything__echo", R"({"message":"from llmx"})", {}, 30s);
+  INFO(f.mcp->diagnostics());
+  CHECK(contains(f.last_tool_output(), "Echo: from llmx"));
+
+  auto image = f.call_tool("mcp__everything__get-tiny-image", "{}");
+  auto* end = find_event(image.events, "mcp_tool_call_end");
+  REQUIRE(end);
+  CHECK(contains(end->line(), R"("type":"image")"));
+  CHECK(contains(f.last_tool_output(), "image/png"));
+
+  f.call_tool("mcp__everything__get-structured-content", R"({"location":"Chicago"})");
+  auto structured = f.last_tool_output();
+  CHECK(structured.front() == '{');  // structuredContent, not the content blocks
+  CHECK(contains(structured, "temperature"));
+
+  auto slow = f.call_tool("mcp__everything__trigger-long-running-operation", R"({"duration":1,"steps":3})", {}, 30s);
+  size_t progress = 0;
+  for (auto& e : slow.events) progress += e.event_type() == "mcp_tool_call_progress";
+  CHECK(progress >= 3);
+
+  f.call_tool("mcp__everything__get-resource-reference", R"({"resourceType":"Text","resourceId":1})");
+  CHECK(contains(f.last_tool_output(), R"("type":"resource")"));
+}
+
+TEST_CASE("mcp client: server-everything over Streamable HTTP — session, answers as SSE, progress") {
+  EverythingHttp server;
+  Fixture f("[mcp_servers.web]\nurl = " + json_quote(server.url()) + "\n");
+  auto echo = f.call_tool("mcp__web__echo", R"({"message":"over http"})", {}, 30s);
+  INFO(f.mcp->diagnostics() << "\nserver: " << server.proc.stderr_so_far());
+  auto* ready = find_event(echo.events, "mcp_startup_update");
+  REQUIRE(ready);
+  CHECK(ready->str("/params/msg/status/state") == "ready");
+  CHECK(contains(f.last_tool_output(), "Echo: over http"));
+  auto slow = f.call_tool("mcp__web__trigger-long-running-operation", R"({"duration":1,"steps":2})", {}, 30s);
+  size_t progress = 0;
+  for (auto& e : slow.events) progress += e.event_type() == "mcp_tool_call_progress";
+  CHECK(progress >= 2);
+  f.call_tool("mcp__web__get-sum", R"({"a":2,"b":40})");
+  CHECK(contains(f.last_tool_output(), "42"));
+}
+
+TEST_CASE("mcp client: an HTTP server that is not there fails its start-up with the reason") {
+  Fixture f("[mcp_servers.gone]\nurl = \"http://127.0.0.1:" + std::to_string(closed_port()) + "/mcp\"\n");
+  auto turn = f.call_tool("mcp__gone__echo");
+  auto* failed = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(failed);
+  CHECK(failed->str("/params/msg/status/state") == "failed");
+  CHECK(contains(failed->str("/params/msg/status/error"), "MCP client for `gone` failed to start"));
+}
+
+TEST_CASE("mcp client: a bearer token variable that is not set fails the server, naming the variable") {
+  Fixture f("[mcp_servers.auth]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env_var = \"LLMX_TEST_NO_SUCH_TOKEN\"\n");
+  auto turn = f.call_tool("mcp__auth__echo");
+  auto* failed = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(failed);
+  CHECK(contains(failed->str("/params/msg/status/error"), "LLMX_TEST_NO_SUCH_TOKEN"));
+}
+
+TEST_CASE("mcp client: server-filesystem reads the workspace it is given") {
+  TempDir files{"llmx-mcpc-fs"};
+  std::ofstream(fs::path(files.path()) / "notes.txt") << "remember the milk\n";
+  auto fs_js = std::string(NODE_MODULES) + "/@modelcontextprotocol/server-filesystem/dist/index.js";
+  Fixture f("[mcp_servers.files]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(fs_js) + ", " +
+            json_quote(files.path()) + "]\n");
+  auto path = (fs::path(files.path()) / "notes.txt").string();
+  f.call_tool("mcp__files__read_text_file", R"({"path":)" + json_quote(path) + "}", {}, 30s);
+  INFO(f.mcp->diagnostics());
+  CHECK(contains(f.last_tool_output(), "remember the milk"));
+  f.call_tool("mcp__files__list_directory", R"({"path":)" + json_quote(files.path()) + "}");
+  CHECK(contains(f.last_tool_output(), "notes.txt"));
+}
+
+TEST_CASE("mcp client: notifications/tools/list_changed brings a new tool to the next turn") {
+  auto marker = unique_marker("grow");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  Fixture f(fake_server("fake", "ok", marker));
+  auto first = f.call_tool("mcp__fake__extra");
+  CHECK(contains(result_text(first.response), "The tool mcp__fake__extra was not offered."));
+  f.call_tool("mcp__fake__grow");
+  CHECK(contains(f.last_tool_output(), "grown"));
+  // The listing after list_changed is asynchronous: the next turns see the tool once it is done.
+  bool offered = false;
+  for (int i = 0; i < 20 && !offered; ++i) {
+    auto turn = f.call_tool("mcp__fake__extra");
+    offered = !contains(result_text(turn.response), "was not offered");
+    if (!offered) std::this_thread::sleep_for(100ms);
+  }
+  REQUIRE(offered);
+  CHECK(contains(f.last_tool_output(), "extra ran"));
+}
+
+TEST_CASE("mcp client: list_mcp_tools (an embedding host's op) answers every offered tool by its qualified name") {
+  auto marker = unique_marker("list");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir home{"llmx-mcpc-list"};
+  EnvGuard llmx_home("LLMX_HOME", home.path());
+  caf::actor_system_config cfg;
+  llmx::configure_system(cfg);
+  caf::actor_system sys{cfg};
+  auto engine = llmx::start_engine(sys);
+  caf::scoped_actor self{sys};
+  auto config = llmx::load_config({});
+  llmx::McpServerConfig server;
+  server.command = NODE_BIN;
+  server.args = {FAKE_MCP_SERVER, "ok", marker};
+  config.mcp_servers["fake"] = server;
+  std::optional<llmx::conversation_actor> conv;
+  self->request(engine.manager, std::chrono::seconds(10), llmx::new_conv_atom::value, config)
+      .receive([&](llmx::conversation_actor c, llmx::SessionConfiguredEvent&) { conv = c; }, [](caf::error&) {});
+  REQUIRE(conv);
+  self->send(*conv, llmx::subscribe_atom::value, caf::actor_cast<llmx::event_sink_actor>(self));
+  self->send(*conv, llmx::submit_atom::value, llmx::Submission{"", llmx::ListMcpToolsOp{}});
+  std::optional<llmx::McpListToolsResponseEvent> listing;
+  bool timed_out = false;
+  self->receive_while([&] { return !listing && !timed_out; })(
+      [&](llmx::ConversationEvents& batch) {
+        for (auto& ev : batch.events)
+          if (auto* l = ev.msg.get_if<llmx::McpListToolsResponseEvent>()) listing = *l;
+      },
+      [&](const caf::message&) {}, caf::after(std::chrono::seconds(15)) >> [&] { timed_out = true; });
+  REQUIRE(listing);
+  REQUIRE(listing->tools.count("mcp__fake__echo"));
+  CHECK(contains(listing->tools["mcp__fake__echo"].text, R"("name":"echo")"));
+  CHECK(contains(listing->tools["mcp__fake__echo"].text, R"("inputSchema":)"));
+  CHECK(listing->tools.size() == 10);
+  CHECK(listing->auth_statuses["fake"] == "unsupported");
+  self->request(engine.manager, std::chrono::seconds(10), llmx::shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
 }
