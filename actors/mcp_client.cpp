@@ -154,7 +154,7 @@ void lost(client_ptr self, const std::string& why) {
   auto& st = self->state;
   bool was_ready = st.up == McpClientState::Up::ready;
   mcp::Connection::Output out;
-  st.conn.fail(fmt::format("MCP server `{}` stopped: {}", st.name, why), out);
+  st.conn.fail(was_ready ? fmt::format("MCP server `{}` stopped: {}", st.name, why) : why, out);
   st.transport.reset();
   carry(self, out);
   if (!was_ready) return;  // a failing start was handled by carry
@@ -257,9 +257,16 @@ struct McpHubState {
 using hub_ptr = mcp_hub_actor::stateful_pointer<McpHubState>;
 
 mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
-  // Clients live as long as the hub; they end (and kill their servers) with it.
-  self->attach_functor([self](const caf::error&) {
-    for (auto& [key, client] : self->state.clients) caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
+  // Clients are linked: they end (and stop their servers) with the hub. A client that dies on its
+  // own is forgotten, and the next conversation that needs its server starts a new one.
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    auto& clients = self->state.clients;
+    for (auto it = clients.begin(); it != clients.end(); ++it)
+      if (it->second.address() == msg.source) {
+        clients.erase(it);
+        return;
+      }
+    self->quit(msg.reason);
   });
   return {
       [=](McpConnect& connect) -> caf::result<McpServers> {
@@ -279,7 +286,7 @@ mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
           auto key = name + "\n" + json::to_json(config);
           auto it = self->state.clients.find(key);
           if (it == self->state.clients.end())
-            it = self->state.clients.emplace(key, spawn_mcp_client(self->system(), name, config)).first;
+            it = self->state.clients.emplace(key, spawn_mcp_client(self, name, config)).first;
           asks.emplace_back(result->servers.size(), it->second);
           result->servers.push_back(std::move(status));
         }
@@ -311,8 +318,8 @@ mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
 
 }  // namespace
 
-mcp_client_actor spawn_mcp_client(caf::actor_system& sys, std::string name, McpServerConfig config) {
-  return sys.spawn(mcp_client_impl, std::move(name), std::move(config));
+mcp_client_actor spawn_mcp_client(caf::local_actor* hub, std::string name, McpServerConfig config) {
+  return hub->spawn<caf::linked>(mcp_client_impl, std::move(name), std::move(config));
 }
 
 mcp_hub_actor spawn_mcp_hub(caf::actor_system& sys) { return sys.spawn(mcp_hub_impl); }

@@ -7,7 +7,8 @@
 
 namespace llmx {
 
-mcp_client_actor spawn_mcp_client(caf::actor_system& sys, std::string name, McpServerConfig config);
+// A client linked to its hub (it ends with the hub).
+mcp_client_actor spawn_mcp_client(caf::local_actor* hub, std::string name, McpServerConfig config);
 
 mcp_hub_actor spawn_mcp_hub(caf::actor_system& sys);
 

@@ -556,3 +556,32 @@ TEST_CASE("mcp client: list_mcp_tools (an embedding host's op) answers every off
   CHECK(listing->auth_statuses["fake"] == "unsupported");
   self->request(engine.manager, std::chrono::seconds(10), llmx::shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
 }
+
+TEST_CASE("mcp client: llmx mcp list connects and shows each server's state; --tools lists what the model sees") {
+  auto marker = unique_marker("cli");
+  ProcessSweeper sweep{fake_argv("ok", marker)};
+  TempDir home{"llmx-mcpc-cli"};
+  std::ofstream(fs::path(home.path()) / "config.toml")
+      << fake_server("good", "ok", marker) << fake_server("bad", "exit", marker)
+      << fake_server("off", "ok", marker, "enabled = false");
+  EnvVars env{{"LLMX_HOME", home.path()}};
+  auto table = run_llmx({"mcp", "list", "--tools"}, env, 30s);
+  INFO(table.out << table.err);
+  REQUIRE(table.status.ok());
+  CHECK(contains(table.out, "ready (10 tools)"));
+  CHECK(contains(table.out, "failed: MCP client for `bad` failed to start"));
+  CHECK(contains(table.out, "disabled"));
+  CHECK(contains(table.out, "mcp__good__echo"));
+  CHECK(contains(table.out, "Echoes its message."));
+  auto json = run_llmx({"mcp", "list", "--json", "--tools"}, env, 30s);
+  REQUIRE(json.status.ok());
+  Message list(json.out);
+  CHECK(list.str("/0/name") == "bad");
+  CHECK(list.str("/0/startup/state") == "failed");
+  CHECK(list.str("/1/startup/state") == "ready");
+  CHECK(list.integer("/1/startup/tools") == 10);
+  CHECK(list.str("/1/tools/mcp__good__echo/name") == "echo");
+  CHECK(list.str("/2/startup/state") == "disabled");
+  // The servers it started are stopped when it exits.
+  CHECK(wait_until_no_process(fake_argv("ok", marker)));
+}

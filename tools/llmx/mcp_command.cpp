@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "actors/engine.hpp"
+#include "actors/mcp_client.hpp"
+#include "actors/mcp_tools.hpp"
 #include "cli_util.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/config/config_write.hpp"
@@ -23,7 +27,41 @@ struct McpState {
   std::string url;
   std::string bearer_token_env_var;
   bool json = false;
+  bool tools = false;  // list: each server's tools too
 };
+
+// Connects to every enabled server the way a conversation does (engine.md §10.2) and reports
+// how each start-up ended.
+McpServers connect_all(const Config& cfg) {
+  McpServers out;
+  caf::actor_system_config sys_cfg;
+  configure_system(sys_cfg);
+  caf::actor_system sys{sys_cfg};
+  auto hub = spawn_mcp_hub(sys);
+  {
+    caf::scoped_actor self{sys};
+    self->request(hub, caf::infinite, McpConnect{cfg.mcp_servers})
+        .receive([&](McpServers& s) { out = std::move(s); },
+                 [&](caf::error& err) { fmt::print(stderr, "warning: {}\n", sys.render(err)); });
+  }
+  caf::anon_send_exit(hub, caf::exit_reason::user_shutdown);  // its clients stop their servers
+  return out;
+}
+
+const McpServerStatus* status_of(const McpServers& servers, const std::string& name) {
+  for (const auto& s : servers.servers)
+    if (s.server == name) return &s;
+  return nullptr;
+}
+
+// "disabled", "ready (N tools)", "failed: <why>".
+std::string state_text(const McpServerConfig& s, const McpServerStatus* status, size_t offered) {
+  if (!s.enabled) return "disabled";
+  if (!status) return "unknown";
+  if (status->ready) return fmt::format("ready ({} tool{})", offered, offered == 1 ? "" : "s");
+  auto first_line = status->error.substr(0, status->error.find('\n'));
+  return "failed: " + first_line;
+}
 
 
 Config load(const std::vector<std::string>& overrides) {
@@ -49,7 +87,9 @@ std::string masked(const std::map<std::string, std::string>& m) {
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
-void write_server_json(json::Writer& w, const std::string& name, const McpServerConfig& s) {
+// One server's configuration as a JSON object; `more` adds fields before it closes.
+void write_server_json(json::Writer& w, const std::string& name, const McpServerConfig& s,
+                       const std::function<void(json::Writer&)>& more = {}) {
   auto strings = [&](const std::vector<std::string>& v) {
     w.begin_array();
     for (const auto& x : v) w.string(x);
@@ -90,6 +130,7 @@ void write_server_json(json::Writer& w, const std::string& name, const McpServer
     else
       w.null();
   }
+  if (more) more(w);
   w.end_object();
 }
 
@@ -147,10 +188,39 @@ int run_remove(const McpState& st) {
 
 int run_list(const McpState& st, const std::vector<std::string>& overrides) {
   auto cfg = load(overrides);
+  auto servers = connect_all(cfg);
+  McpTools tools(servers, cfg.mcp_servers);
+  auto listing = tools.listing();
+  // The offered tools of one server, by qualified name.
+  auto tools_of = [&](const std::string& server) {
+    std::vector<std::pair<std::string, std::string>> out;  // qualified name, Tool JSON
+    for (const auto& [qualified, tool] : listing.tools)
+      if (auto* t = tools.find(qualified); t && t->server == server) out.emplace_back(qualified, tool.text);
+    return out;
+  };
   if (st.json) {
     json::Writer w;
     w.begin_array();
-    for (const auto& [name, s] : cfg.mcp_servers) write_server_json(w, name, s);
+    for (const auto& [name, s] : cfg.mcp_servers) {
+      // The configuration, then how its start-up ended (and its tools with --tools).
+      auto* status = status_of(servers, name);
+      auto offered = tools_of(name);
+      write_server_json(w, name, s, [&](json::Writer& w) {
+        w.key("startup").begin_object();
+        if (!s.enabled)
+          w.field("state", "disabled");
+        else if (status && status->ready)
+          w.field("state", "ready").field("tools", static_cast<uint64_t>(offered.size()));
+        else
+          w.field("state", "failed").field("error", status ? status->error : std::string("not started"));
+        w.end_object();
+        if (st.tools) {
+          w.key("tools").begin_object();
+          for (const auto& [qualified, tool] : offered) w.key(qualified).raw(tool);
+          w.end_object();
+        }
+      });
+    }
     w.end_array();
     fmt::print("{}\n", w.str());
     return 0;
@@ -162,7 +232,7 @@ int run_list(const McpState& st, const std::vector<std::string>& overrides) {
   std::vector<std::vector<std::string>> stdio{{"Name", "Command", "Args", "Env", "Cwd", "Status"}};
   std::vector<std::vector<std::string>> http{{"Name", "Url", "Bearer Token Env Var", "Status"}};
   for (const auto& [name, s] : cfg.mcp_servers) {
-    std::string status = s.enabled ? "enabled" : "disabled";
+    std::string status = state_text(s, status_of(servers, name), tools_of(name).size());
     if (s.is_stdio())
       stdio.push_back({name, *s.command, or_dash(join(s.args, " ")), masked(s.env), s.cwd.value_or("-"), status});
     else
@@ -171,6 +241,21 @@ int run_list(const McpState& st, const std::vector<std::string>& overrides) {
   if (stdio.size() > 1) print_table(stdio);
   if (stdio.size() > 1 && http.size() > 1) fmt::print("\n");
   if (http.size() > 1) print_table(http);
+  if (st.tools) {
+    for (const auto& [name, s] : cfg.mcp_servers) {
+      auto offered = tools_of(name);
+      if (offered.empty()) continue;
+      fmt::print("\nTools of {}:\n", name);
+      std::vector<std::vector<std::string>> rows{{"Tool", "Description"}};
+      for (const auto& [qualified, tool] : offered) {
+        json::Parser p;
+        auto o = p.parse(tool).get_object().value_unsafe();
+        auto description = std::string(json::string_if(o, "description").value_or(""));
+        rows.push_back({qualified, description.substr(0, description.find('\n'))});
+      }
+      print_table(rows);
+    }
+  }
   return 0;
 }
 
@@ -229,8 +314,9 @@ void add_mcp_command(CLI::App& app, std::vector<std::string>& config_overrides) 
   add->fallthrough();
   add->callback([st] { run_from_callback([&] { return run_add(*st); }); });
 
-  auto* list = mcp->add_subcommand("list", "List the configured MCP servers");
+  auto* list = mcp->add_subcommand("list", "List the configured MCP servers, connecting to each to show its state");
   list->add_flag("--json", st->json, "Print JSON");
+  list->add_flag("--tools", st->tools, "Also list each server's tools (as the model sees them)");
   list->fallthrough();
   list->callback([st, &config_overrides] { run_from_callback([&] { return run_list(*st, config_overrides); }); });
 
