@@ -54,8 +54,8 @@ void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<
 }
 
 void TaskLoop::send_request(Steps& out) {
-  if (!tools_.mcp || tools_.mcp->specs().empty()) return request(out, history_, tools::default_tools());
-  auto tools = tools::default_tools();
+  auto tools = tools::builtin_tools(spec_.config);
+  if (!tools_.mcp || tools_.mcp->specs().empty()) return request(out, history_, std::move(tools));
   tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
   request(out, history_, std::move(tools));
 }

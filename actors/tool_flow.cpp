@@ -7,6 +7,7 @@
 
 #include "protocol/base/json_writer.hpp"  // sanitize_utf8
 #include "protocol/model/tool_output.hpp"
+#include "protocol/workspace/file_tools.hpp"
 #include "protocol/model/tools.hpp"
 #include "sandbox/approval.hpp"
 #include "sandbox/parse_command.hpp"
@@ -62,6 +63,8 @@ ToolFlow::Step ToolFlow::start(std::vector<EventMsg>& events) {
   const auto& name = call_.name;
   if (ctx_.mcp)
     if (auto* target = ctx_.mcp->find(name)) return start_mcp(*target, events);
+  if (std::find(ctx_.file_tools.begin(), ctx_.file_tools.end(), name) != ctx_.file_tools.end())
+    return start_file_tool(events);
   if (name == "shell" || name == "container.exec" || name == "local_shell") return start_shell(events);
   if (name == "apply_patch") {
     tools::ApplyPatchArgs args;
@@ -148,6 +151,13 @@ ToolFlow::Step ToolFlow::run(bool sandboxed, std::vector<EventMsg>& events) {
 }
 
 ToolFlow::Step ToolFlow::on_exec(const ExecDone& done, std::vector<EventMsg>& events) {
+  if (phase_ == Phase::grep_run) {
+    phase_ = Phase::done;
+    if (!done.spawn_error.empty()) return Done{"grep_files failed: " + done.spawn_error, false};
+    if (done.timed_out) return Done{"grep_files timed out after 30 seconds", false};
+    auto out = file_tools::grep_output(static_cast<int>(done.exit_code), done.stdout_text, done.stderr_text, grep_limit_);
+    return Done{truncate_for_model(out.text), out.success};
+  }
   if (phase_ == Phase::first_run && !done.killed && !done.timed_out && done.spawn_error.empty() &&
       ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_ && !unsandboxed_fallback_) {
     sandbox::ExecResult r;
@@ -297,6 +307,33 @@ ToolFlow::Step ToolFlow::on_mcp(const McpCallResult& result, std::vector<EventMs
   auto end = mcp_call_end(call_.call_id, mcp_invocation_, std::chrono::steady_clock::now() - mcp_started_, result);
   events.push_back(std::move(end.event));
   return Done{std::move(end.output), end.success, std::move(end.parts)};
+}
+
+// --- the optional file tools (DECISIONS E9): reads in-process, grep through the sandbox ----------
+
+ToolFlow::Step ToolFlow::start_file_tool(std::vector<EventMsg>&) {
+  if (call_.name == "read_file") {
+    auto out = file_tools::read_file(call_.arguments);
+    return Done{truncate_for_model(out.text), out.success};
+  }
+  if (call_.name == "list_dir") {
+    auto out = file_tools::list_dir(call_.arguments);
+    return Done{truncate_for_model(out.text), out.success};
+  }
+  auto cmd = file_tools::grep_command(call_.arguments, ctx_.cwd);
+  if (cmd.error) return Done{*cmd.error, false};
+  grep_limit_ = cmd.limit;
+  phase_ = Phase::grep_run;
+  ExecRequest req;
+  req.call_id = call_.call_id;
+  req.argv = std::move(cmd.argv);
+  req.cwd = ctx_.cwd;
+  req.env = ctx_.base_env;
+  if (ctx_.sandbox.mode != SandboxMode::danger_full_access && ctx_.sandbox_available) req.sandbox = ctx_.sandbox;
+  req.sandbox_cwd = ctx_.cwd;
+  req.llmx_home = ctx_.llmx_home;
+  req.timeout_ms = 30000;
+  return Run{std::move(req)};
 }
 
 ToolFlow::Step ToolFlow::refuse(std::string_view what, std::vector<EventMsg>&) {

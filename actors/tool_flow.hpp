@@ -33,6 +33,7 @@ struct ToolContext {
   std::string sandbox_summary;
   bool fallback_with_approval = false;
   std::shared_ptr<const McpTools> mcp;  // the configured MCP servers' tools, if any
+  std::vector<std::string> file_tools;  // the optional file tools offered (read_file, list_dir, grep_files)
 };
 
 class ToolFlow {
@@ -67,7 +68,17 @@ class ToolFlow {
   const FunctionCallItem& call() const { return call_; }
 
  private:
-  enum class Phase { initial_approval, first_run, retry_approval, retry_run, patch_approval, mcp_approval, mcp_call, done };
+  enum class Phase {
+    initial_approval,
+    first_run,
+    retry_approval,
+    retry_run,
+    patch_approval,
+    mcp_approval,
+    mcp_call,
+    grep_run,
+    done
+  };
 
   Step start_shell(std::vector<EventMsg>& events);
   Step start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events);
@@ -77,6 +88,7 @@ class ToolFlow {
   Step refuse(std::string_view what, std::vector<EventMsg>& events);
   Step start_mcp(const McpTools::Target& target, std::vector<EventMsg>& events);
   Step call_mcp(std::vector<EventMsg>& events);
+  Step start_file_tool(std::vector<EventMsg>& events);
   ApprovalKey shell_key() const;
 
   FunctionCallItem call_;
@@ -98,6 +110,7 @@ class ToolFlow {
   std::optional<McpTools::Target> mcp_target_;
   McpInvocation mcp_invocation_;
   std::chrono::steady_clock::time_point mcp_started_;
+  size_t grep_limit_ = 100;
 };
 
 // The writable check of a patch against the sandbox, on resolved paths: a symlink inside the

@@ -5,6 +5,7 @@
 #include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
 #include "actors/task_loop.hpp"
+#include "protocol/model/tools.hpp"
 #include "protocol/base/json_writer.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/sandbox_policy.hpp"
@@ -49,6 +50,7 @@ ToolContext tool_context(const TaskSpec& spec) {
   tools.allow_git_writes = cfg.allow_git_writes;
   tools.llmx_home = cfg.llmx_home;
   tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";
+  tools.file_tools = tools::enabled_file_tools(cfg);
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
     const auto& support = sandbox::probe();  // cached after the first call
     tools.sandbox_available = support.complete();

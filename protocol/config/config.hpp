@@ -48,13 +48,19 @@ struct Features {
   bool experimental_sandbox_command_assessment = false;
   bool ghost_commit = true;
   bool enable_experimental_windows_sandbox = false;
+  // The optional file tools (DECISIONS E9), also on for families that list them.
+  bool read_file_tool = false;
+  bool list_dir_tool = false;
+  bool grep_files_tool = false;
   LLMX_FIELDS(v("unified_exec", s.unified_exec, Field::defaulted); v("rmcp_client", s.rmcp_client, Field::defaulted);
               v("apply_patch_freeform", s.apply_patch_freeform, Field::defaulted);
               v("view_image_tool", s.view_image_tool, Field::defaulted);
               v("web_search_request", s.web_search_request, Field::defaulted);
               v("experimental_sandbox_command_assessment", s.experimental_sandbox_command_assessment, Field::defaulted);
               v("ghost_commit", s.ghost_commit, Field::defaulted);
-              v("enable_experimental_windows_sandbox", s.enable_experimental_windows_sandbox, Field::defaulted))
+              v("enable_experimental_windows_sandbox", s.enable_experimental_windows_sandbox, Field::defaulted);
+              v("read_file_tool", s.read_file_tool, Field::defaulted); v("list_dir_tool", s.list_dir_tool, Field::defaulted);
+              v("grep_files_tool", s.grep_files_tool, Field::defaulted))
 };
 
 // One [mcp_servers.<name>] table (engine.md §10.1). `command` selects stdio, `url` streamable

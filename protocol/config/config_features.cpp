@@ -18,6 +18,9 @@ constexpr std::pair<std::string_view, std::string_view> kFeatureKeys[] = {
     {"experimental_sandbox_command_assessment", "experimental_sandbox_command_assessment"},
     {"ghost_commit", "ghost_commit"},
     {"enable_experimental_windows_sandbox", "enable_experimental_windows_sandbox"},
+    {"read_file_tool", "read_file_tool"},
+    {"list_dir_tool", "list_dir_tool"},
+    {"grep_files_tool", "grep_files_tool"},
     // legacy aliases
     {"experimental_use_unified_exec_tool", "unified_exec"},
     {"experimental_use_rmcp_client", "rmcp_client"},
@@ -48,10 +51,13 @@ std::vector<FeatureStep> legacy_feature_steps(const Section& t, bool is_profile)
     push(steps, t, "tools_web_search", "web_search_request");
     push(steps, t, "tools_view_image", "view_image_tool");
   } else if (auto tools = t.table("tools")) {
-    tools->check_keys({"web_search", "web_search_request", "view_image"});
+    tools->check_keys({"web_search", "web_search_request", "view_image", "read_file", "list_dir", "grep_files"});
     push(steps, *tools, "web_search_request", "web_search_request");
     push(steps, *tools, "web_search", "web_search_request");
     push(steps, *tools, "view_image", "view_image_tool");
+    push(steps, *tools, "read_file", "read_file_tool");
+    push(steps, *tools, "list_dir", "list_dir_tool");
+    push(steps, *tools, "grep_files", "grep_files_tool");
   }
   return steps;
 }
@@ -60,7 +66,8 @@ std::vector<FeatureStep> feature_table_steps(const Section& t) {
   t.check_keys({"unified_exec", "rmcp_client", "apply_patch_freeform", "view_image_tool", "web_search_request",
                 "experimental_sandbox_command_assessment", "ghost_commit", "enable_experimental_windows_sandbox",
                 "experimental_use_unified_exec_tool", "experimental_use_rmcp_client",
-                "experimental_use_freeform_apply_patch", "include_apply_patch_tool", "web_search"},
+                "experimental_use_freeform_apply_patch", "include_apply_patch_tool", "web_search", "read_file_tool",
+                "list_dir_tool", "grep_files_tool"},
                "feature");
   std::vector<FeatureStep> steps;
   // Table order (sorted by key), as the reference's map.
@@ -87,6 +94,12 @@ void apply_feature(Features& f, const std::string& feature, bool value) {
     f.ghost_commit = value;
   else if (feature == "enable_experimental_windows_sandbox")
     f.enable_experimental_windows_sandbox = value;
+  else if (feature == "read_file_tool")
+    f.read_file_tool = value;
+  else if (feature == "list_dir_tool")
+    f.list_dir_tool = value;
+  else if (feature == "grep_files_tool")
+    f.grep_files_tool = value;
 }
 
 }  // namespace llmx::config_detail

@@ -2,7 +2,10 @@
 
 
 #include "protocol/base/json_codec.hpp"
+#include "protocol/model/model_catalog.hpp"
 #include "protocol/model/prompt_assets.hpp"
+
+#include <algorithm>
 
 namespace llmx::tools {
 
@@ -38,6 +41,64 @@ const std::vector<ToolSpec>& default_tools() {
            R"("required":["step","status"],"additionalProperties":false}}},)"
            R"("required":["plan"],"additionalProperties":false})"),
   };
+  return tools;
+}
+
+namespace {
+
+const std::vector<ToolSpec>& file_tools() {
+  static const std::vector<ToolSpec> tools = {
+      spec("read_file", "tool_read_file",
+           R"({"type":"object","properties":{)"
+           R"("file_path":{"type":"string","description":"Absolute path of the file."},)"
+           R"("indentation":{"type":"object","properties":{)"
+           R"("anchor_line":{"type":"number","description":"The line whose block to show (default: offset)."},)"
+           R"("include_header":{"type":"boolean","description":"Also show comments and decorators right above (default true)."},)"
+           R"("include_siblings":{"type":"boolean","description":"Show the whole enclosing block, not just the anchor's (default false)."},)"
+           R"("max_levels":{"type":"number","description":"How many enclosing blocks' headers to show; 0 = all (default)."},)"
+           R"("max_lines":{"type":"number","description":"At most this many lines (default: limit)."}},"additionalProperties":false},)"
+           R"("limit":{"type":"number","description":"At most this many lines (default 2000)."},)"
+           R"("mode":{"type":"string","description":"slice (default): lines from offset; indentation: the block around a line."},)"
+           R"("offset":{"type":"number","description":"First line, 1-based (default 1)."}},)"
+           R"("required":["file_path"],"additionalProperties":false})"),
+      spec("list_dir", "tool_list_dir",
+           R"({"type":"object","properties":{)"
+           R"("depth":{"type":"number","description":"How deep to descend (default 2)."},)"
+           R"("dir_path":{"type":"string","description":"Absolute path of the directory."},)"
+           R"("limit":{"type":"number","description":"At most this many entries (default 25)."},)"
+           R"("offset":{"type":"number","description":"First entry, 1-based (default 1)."}},)"
+           R"("required":["dir_path"],"additionalProperties":false})"),
+      spec("grep_files", "tool_grep_files",
+           R"({"type":"object","properties":{)"
+           R"("include":{"type":"string","description":"Only files matching this glob, e.g. *.rs"},)"
+           R"("limit":{"type":"number","description":"At most this many paths (default 100, at most 2000)."},)"
+           R"("path":{"type":"string","description":"Where to search (default: the working directory)."},)"
+           R"("pattern":{"type":"string","description":"The regular expression to search for."}},)"
+           R"("required":["pattern"],"additionalProperties":false})"),
+  };
+  return tools;
+}
+
+}  // namespace
+
+std::vector<std::string> enabled_file_tools(const Config& config) {
+  auto family = models::find_family(config.model);
+  const auto& listed = family.experimental_supported_tools;
+  auto on = [&](std::string_view name, bool flag) {
+    return flag || std::find(listed.begin(), listed.end(), name) != listed.end();
+  };
+  std::vector<std::string> names;
+  if (on("read_file", config.features.read_file_tool)) names.emplace_back("read_file");
+  if (on("list_dir", config.features.list_dir_tool)) names.emplace_back("list_dir");
+  if (on("grep_files", config.features.grep_files_tool)) names.emplace_back("grep_files");
+  return names;
+}
+
+std::vector<ToolSpec> builtin_tools(const Config& config) {
+  auto tools = default_tools();
+  for (const auto& name : enabled_file_tools(config))
+    for (const auto& t : file_tools())
+      if (t.name == name) tools.push_back(t);
   return tools;
 }
 

@@ -7,12 +7,19 @@
 #include <vector>
 
 #include "protocol/model/chat_request.hpp"
+#include "protocol/config/config.hpp"
 #include "protocol/core/events.hpp"
 
 namespace llmx::tools {
 
 // shell, apply_patch, update_plan, in that order.
 const std::vector<ToolSpec>& default_tools();
+
+// The optional file tools (read_file, list_dir, grep_files) this configuration turns on: by
+// [features] / [tools] flags, or because the model's family lists them (engine.md §5.1).
+std::vector<std::string> enabled_file_tools(const Config& config);
+// The default tools and the enabled file tools, in that order.
+std::vector<ToolSpec> builtin_tools(const Config& config);
 
 struct ShellArgs {
   std::vector<std::string> command;

@@ -585,3 +585,28 @@ TEST_CASE("mcp client: llmx mcp list connects and shows each server's state; --t
   // The servers it started are stopped when it exits.
   CHECK(wait_until_no_process(fake_argv("ok", marker)));
 }
+
+// --- the optional file tools (DECISIONS E9), through the same tool path --------------------------
+
+TEST_CASE("file tools: off by default; with [tools] flags the model reads, lists and greps the workspace") {
+  {
+    Fixture plain("");
+    plain.call_tool("read_file", "{}");
+    auto tools = recorded_requests(plain.mock).text("/requests/0/tools");
+    CHECK_FALSE(contains(tools, R"("name":"read_file")"));
+    CHECK_FALSE(contains(tools, R"("name":"grep_files")"));
+  }
+  Fixture f("[tools]\nread_file = true\nlist_dir = true\ngrep_files = true\n");
+  std::ofstream(fs::path(f.ws.path()) / "main.py") << "def main():\n    print('needle')\n";
+  fs::create_directories(fs::path(f.ws.path()) / "pkg");
+  std::ofstream(fs::path(f.ws.path()) / "pkg" / "other.py") << "x = 1\n";
+  auto file = (fs::path(f.ws.path()) / "main.py").string();
+  f.call_tool("read_file", R"({"file_path":)" + json_quote(file) + "}");
+  CHECK(f.last_tool_output() == "L1: def main():\nL2:     print('needle')");
+  f.call_tool("list_dir", R"({"dir_path":)" + json_quote(f.ws.path()) + "}");
+  CHECK(f.last_tool_output() == "Absolute path: " + f.ws.path() + "\nmain.py\npkg/\n  other.py");
+  f.call_tool("grep_files", R"({"pattern":"needle"})");
+  CHECK(f.last_tool_output() == file);
+  f.call_tool("grep_files", R"({"pattern":"nothing-matches-this"})");
+  CHECK(f.last_tool_output() == "No matches found.");
+}
