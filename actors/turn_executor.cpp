@@ -174,7 +174,17 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         const auto& servers = spec.config.mcp_servers;
         bool any = std::any_of(servers.begin(), servers.end(), [](const auto& s) { return s.second.enabled; });
         if (!any || !self->state.mcp || spec.compact_only) return begin(self, std::move(spec), std::move(tools));
-        // The first request waits for the servers' start-up (each bounded by its own timeout).
+        // The first request waits for the servers' start-up (each bounded by its own timeout); the
+        // conversation's first task says which are starting.
+        if (spec.first_task) {
+          for (const auto& [name, server] : servers)
+            if (server.enabled) {
+              McpStartupStatus starting;
+              starting.state = "starting";
+              self->state.outbox.push_back(Event{spec.sub_id, McpStartupUpdateEvent{name, std::move(starting)}});
+            }
+          flush(self);
+        }
         self->request(self->state.mcp, caf::infinite, McpConnect{servers})
             .then([=](McpServers& ready) mutable {
                     tools.mcp = std::make_shared<const McpTools>(ready, spec.config.mcp_servers);

@@ -76,6 +76,13 @@ const Message* find_event(const std::vector<Message>& events, std::string_view t
   return nullptr;
 }
 
+// How the first task reports a server's start-up: `starting`, then the update that ends it.
+const Message* startup_end(const std::vector<Message>& events) {
+  for (const auto& e : events)
+    if (e.event_type() == "mcp_startup_update" && e.str("/params/msg/status/state") != "starting") return &e;
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("mcp client: a configured stdio server's tool is offered, called, and reported as begin and end") {
@@ -87,8 +94,12 @@ TEST_CASE("mcp client: a configured stdio server's tool is offered, called, and 
   CHECK(result_text(turn.response).find("Tool said: ") != std::string::npos);
   CHECK(f.last_tool_output() == R"([{"type":"text","text":"echo: hi there"}])");
 
-  auto* ready = find_event(turn.events, "mcp_startup_update");
+  auto* starting = find_event(turn.events, "mcp_startup_update");
+  REQUIRE(starting);
+  CHECK(starting->str("/params/msg/status/state") == "starting");
+  auto* ready = startup_end(turn.events);
   REQUIRE(ready);
+  CHECK(ready->index() > starting->index());
   CHECK(ready->str("/params/msg/server") == "fake");
   CHECK(ready->str("/params/msg/status/state") == "ready");
   CHECK(ready->integer("/params/msg/status/tools") == 10);
@@ -137,7 +148,7 @@ TEST_CASE("mcp client: a server that cannot start is reported and the conversati
   INFO(f.mcp->diagnostics());
   CHECK_FALSE(result_is_error(turn.response));
   CHECK(contains(result_text(turn.response), "The tool mcp__broken__echo was not offered."));
-  auto* failed = find_event(turn.events, "mcp_startup_update");
+  auto* failed = startup_end(turn.events);
   REQUIRE(failed);
   CHECK(failed->str("/params/msg/status/state") == "failed");
   auto error = failed->str("/params/msg/status/error");
@@ -151,7 +162,7 @@ TEST_CASE("mcp client: a server that never answers initialize fails after its st
   ProcessSweeper sweep{fake_argv("silent", marker)};
   Fixture f(fake_server("mute", "silent", marker, "startup_timeout_sec = 1"));
   auto turn = f.call_tool("mcp__mute__echo");
-  auto* failed = find_event(turn.events, "mcp_startup_update");
+  auto* failed = startup_end(turn.events);
   REQUIRE(failed);
   CHECK(contains(failed->str("/params/msg/status/error"), "MCP client for `mute` timed out after 1 seconds"));
   // The server that failed is not left running.
@@ -223,7 +234,7 @@ TEST_CASE("mcp client: 500 tools over five pages are all offered") {
   Fixture f(fake_server("big", "many", marker));
   auto turn = f.call_tool("mcp__big__tool_499", R"({"n":7})");
   CHECK(f.last_tool_output() == R"([{"type":"text","text":"tool_499 got {\"n\":7}"}])");
-  auto* ready = find_event(turn.events, "mcp_startup_update");
+  auto* ready = startup_end(turn.events);
   REQUIRE(ready);
   CHECK(ready->integer("/params/msg/status/tools") == 500);
 }
@@ -457,7 +468,7 @@ TEST_CASE("mcp client: server-everything over Streamable HTTP — session, answe
   Fixture f("[mcp_servers.web]\nurl = " + json_quote(server.url()) + "\n");
   auto echo = f.call_tool("mcp__web__echo", R"({"message":"over http"})", {}, 30s);
   INFO(f.mcp->diagnostics() << "\nserver: " << server.proc.stderr_so_far());
-  auto* ready = find_event(echo.events, "mcp_startup_update");
+  auto* ready = startup_end(echo.events);
   REQUIRE(ready);
   CHECK(ready->str("/params/msg/status/state") == "ready");
   CHECK(contains(f.last_tool_output(), "Echo: over http"));
@@ -472,7 +483,7 @@ TEST_CASE("mcp client: server-everything over Streamable HTTP — session, answe
 TEST_CASE("mcp client: an HTTP server that is not there fails its start-up with the reason") {
   Fixture f("[mcp_servers.gone]\nurl = \"http://127.0.0.1:" + std::to_string(closed_port()) + "/mcp\"\n");
   auto turn = f.call_tool("mcp__gone__echo");
-  auto* failed = find_event(turn.events, "mcp_startup_update");
+  auto* failed = startup_end(turn.events);
   REQUIRE(failed);
   CHECK(failed->str("/params/msg/status/state") == "failed");
   CHECK(contains(failed->str("/params/msg/status/error"), "MCP client for `gone` failed to start"));
@@ -481,7 +492,7 @@ TEST_CASE("mcp client: an HTTP server that is not there fails its start-up with 
 TEST_CASE("mcp client: a bearer token variable that is not set fails the server, naming the variable") {
   Fixture f("[mcp_servers.auth]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env_var = \"LLMX_TEST_NO_SUCH_TOKEN\"\n");
   auto turn = f.call_tool("mcp__auth__echo");
-  auto* failed = find_event(turn.events, "mcp_startup_update");
+  auto* failed = startup_end(turn.events);
   REQUIRE(failed);
   CHECK(contains(failed->str("/params/msg/status/error"), "LLMX_TEST_NO_SUCH_TOKEN"));
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/base/json_codec.hpp"
+#include "protocol/model/chat_request.hpp"
 #include "protocol/model/responses_request.hpp"
 #include "protocol/model/responses_stream.hpp"
 #include "transport/model_stream_reader.hpp"
@@ -205,4 +206,17 @@ TEST_CASE("responses stream: fields of an unexpected type are ignored, never thr
     return reader.outcome().kind;
   };
   CHECK(through_reader() == StreamOutcome::completed);
+}
+
+TEST_CASE("responses request: a tool output with images goes as input_text/input_image parts; Chat sends its text") {
+  Prompt p = responses_prompt();
+  p.input = {user_message("look"), FunctionCallItem{"mcp__img__shot", "{}", "c9"},
+             FunctionCallOutputItem{"c9", R"([{"type":"text","text":"a dot"},{"type":"image"}])",
+                                    std::vector<ContentItem>{InputText{"a dot"}, InputImage{"data:image/png;base64,AAAA"}}}};
+  ModelProviderInfo provider;
+  auto body = build_responses_request(p, provider);
+  CHECK(body.find(R"({"type":"function_call_output","call_id":"c9","output":[{"type":"input_text","text":"a dot"},{"type":"input_image","image_url":"data:image/png;base64,AAAA"}]})") !=
+        std::string::npos);
+  auto chat = build_chat_request(p, provider);
+  CHECK(chat.find(R"("content":"[{\"type\":\"text\",\"text\":\"a dot\"},{\"type\":\"image\"}]")") != std::string::npos);
 }
