@@ -14,14 +14,19 @@
 //                 (turn/started, turn/completed, turn_aborted).
 //   task          what a turn executor runs: a turn, or a manual compaction (`compact`).
 //   method        a JSON-RPC method a server binds in its table (protocol/rpc/method_table.hpp).
+//   MCP server    a server the user configured in [mcp_servers.<name>] whose tools the model can
+//                 call (llmx is its client); not to be confused with `llmx mcp-server`, where
+//                 llmx is the server.
 //
 //  stdin ─► stdio reader ─► protocol session ─► conversation manager ─► conversation
 //  stdout ◄─ stdio writer ◄─┘        ▲                                    │  ▲
 //                                    └──────── ConversationEvents ────────┘  │
 //                                             turn executor ◄─ TaskSpec ─────┘
-//                                               │    ▲
-//                                  ModelRequest ▼    │ ModelEvents (straight from the loop)
-//                                             model streamer ◄─ StreamOutcome ─ curl event loop
+//                                               │    ▲     │ McpConnect / McpCall
+//                                  ModelRequest ▼    │     ▼
+//                                 model streamer     │   MCP hub ─► one MCP client per server ─► its
+//                                               ▲    │   (shared by every conversation)   child or HTTP
+//                                 StreamOutcome └─ curl event loop ── ModelEvents (straight from the loop)
 #pragma once
 
 #include <caf/all.hpp>

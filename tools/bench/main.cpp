@@ -18,6 +18,7 @@
 #include "streamer_bench.hpp"
 #include "process.hpp"
 #include "protocol/base/json_reader.hpp"
+#include "mcp_bench.hpp"
 #include "threads_bench.hpp"
 #include "tools_bench.hpp"
 
@@ -111,11 +112,15 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn",  "parallel", "deltas",
-                                       "app",     "tools", "threads",  "streamer"};
+  std::vector<std::string> sections = {"startup", "turn",  "parallel", "deltas",  "app",
+                                       "tools",   "mcp",   "threads",  "streamer"};
   app.add_option("--sections", sections,
-                 "Sections to run: startup, turn, parallel, deltas, app, tools, threads, streamer")
+                 "Sections to run: startup, turn, parallel, deltas, app, tools, mcp, threads, streamer")
       ->delimiter(',');
+  bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
+  app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
+  app.add_option("--mcp-server", mcp_env.fake_server, "The MCP rows' server script (fake_mcp_server.mjs)");
+  app.add_option("--mcp-conversations", mcp_env.conversations, "Conversations sharing one MCP server");
   std::vector<int> streamer_concurrency = {100, 1000};
   app.add_option("--streamer-concurrency", streamer_concurrency, "Concurrent streams for the streamer rows")
       ->delimiter(',');
@@ -217,6 +222,14 @@ int main(int argc, char** argv) {
 
   // 6. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
   if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
+
+  // 6b. the MCP client: overhead per call, one server shared by many conversations (mcp_bench.cpp)
+  if (wanted("mcp")) {
+    mcp_env.llmx = env.llmx;
+    mcp_env.url = env.url;
+    mcp_env.home = env.home;
+    bench::mcp_rows(mcp_env, row);
+  }
 
   // 7. the model streamer alone against the mock (streamer_bench.cpp)
   if (wanted("streamer")) bench::streamer_rows({env.url, mock.pid(), streamer_concurrency}, row);
