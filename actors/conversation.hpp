@@ -14,7 +14,7 @@ struct ConversationStart {
   rollout_store_actor store;
   std::string rollout_path;
   std::optional<LoadedThread> resumed;
-  mcp_hub_actor mcp;  // the clients of configured MCP servers (set by the manager)
+  mcp_hub_actor mcp = {};  // the clients of configured MCP servers (set by the manager)
 };
 
 // Spawns a conversation actor (its parent is the manager).

@@ -206,7 +206,7 @@ struct ApprovalRequest {
 struct ApprovalReply {
   ReviewDecision decision = ReviewDecision::denied;
   std::string note;  // why, when the decision was not the client's (e.g. "timed out after 600 s")
-  std::optional<RawJson> content;  // an elicitation's form values
+  std::optional<RawJson> content = std::nullopt;  // an elicitation's form values
   LLMX_FIELDS(v("decision", s.decision); v("note", s.note); v("content", s.content))
 };
 
@@ -214,7 +214,7 @@ struct ApprovalReply {
 struct ApprovalAnswer {
   std::string id;
   ReviewDecision decision = ReviewDecision::denied;
-  std::optional<RawJson> content;  // an elicitation's form values
+  std::optional<RawJson> content = std::nullopt;  // an elicitation's form values
   LLMX_FIELDS(v("id", s.id); v("decision", s.decision); v("content", s.content))
 };
 

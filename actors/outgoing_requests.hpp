@@ -22,7 +22,7 @@ struct ApprovalAsk {
   std::string params;  // JSON
   std::string call_id;  // the elicitation's request id for a forwarded elicitation
   AskKind kind = AskKind::exec;
-  std::string server_name;  // a forwarded elicitation's server
+  std::string server_name = {};  // a forwarded elicitation's server
 };
 
 // nullopt unless `ev` asks for an approval or forwards an MCP server's elicitation. `tool_call`: the tools/call the event belongs to
