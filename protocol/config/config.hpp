@@ -52,15 +52,16 @@ struct Features {
   bool read_file_tool = false;
   bool list_dir_tool = false;
   bool grep_files_tool = false;
-  LLMX_FIELDS(v("unified_exec", s.unified_exec, Field::defaulted); v("rmcp_client", s.rmcp_client, Field::defaulted);
-              v("apply_patch_freeform", s.apply_patch_freeform, Field::defaulted);
-              v("view_image_tool", s.view_image_tool, Field::defaulted);
-              v("web_search_request", s.web_search_request, Field::defaulted);
-              v("experimental_sandbox_command_assessment", s.experimental_sandbox_command_assessment, Field::defaulted);
-              v("ghost_commit", s.ghost_commit, Field::defaulted);
-              v("enable_experimental_windows_sandbox", s.enable_experimental_windows_sandbox, Field::defaulted);
-              v("read_file_tool", s.read_file_tool, Field::defaulted); v("list_dir_tool", s.list_dir_tool, Field::defaulted);
-              v("grep_files_tool", s.grep_files_tool, Field::defaulted))
+  // Every flag is optional in the file: Field::defaulted throughout.
+  LLMX_FIELDS(constexpr auto d = Field::defaulted;
+              v("unified_exec", s.unified_exec, d); v("rmcp_client", s.rmcp_client, d);
+              v("apply_patch_freeform", s.apply_patch_freeform, d); v("view_image_tool", s.view_image_tool, d);
+              v("web_search_request", s.web_search_request, d);
+              v("experimental_sandbox_command_assessment", s.experimental_sandbox_command_assessment, d);
+              v("ghost_commit", s.ghost_commit, d);
+              v("enable_experimental_windows_sandbox", s.enable_experimental_windows_sandbox, d);
+              v("read_file_tool", s.read_file_tool, d); v("list_dir_tool", s.list_dir_tool, d);
+              v("grep_files_tool", s.grep_files_tool, d))
 };
 
 // One [mcp_servers.<name>] table (engine.md §10.1). `command` selects stdio, `url` streamable

@@ -208,8 +208,7 @@ struct DeltaNotification {
 
 // item/mcpToolCall/progress: a server's progress message for a running call.
 struct ProgressNotification {
-  std::string itemId;
-  std::string message;
+  std::string itemId, message;
   LLMX_FIELDS(v("itemId", s.itemId); v("message", s.message))
 };
 

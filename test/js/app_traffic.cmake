@@ -9,23 +9,24 @@ set(mcp_traffic ${JS_DIR}/mcp_server.${run}.traffic.jsonl)
 set(schema ${JS_DIR}/app_server_schema.${run})
 file(REMOVE ${traffic} ${mcp_traffic})
 file(REMOVE_RECURSE ${schema})
-# Every suite that talks to a server over JSON-RPC; the ones that only run `llmx exec` (provider
-# faults and dialects, exec, exec tools, settings) have no traffic to check and are left out.
-execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic} LLMX_MCP_TRAFFIC_LOG=${mcp_traffic}
-                        ${TESTS} "-tce=faults*,dialects*,responses wire*,exec*,tools/exec*,settings*"
-                RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the integration tests failed (${rc})")
-endif()
-# The MCP client's suite too (mcpToolCall items, mcp_* events), without its slowest cases.
+# Every suite that talks to a server over JSON-RPC: the integration tests without the ones that
+# only run `llmx exec` (provider faults and dialects, exec, exec tools, settings), and the MCP
+# client's (mcpToolCall items, mcp_* events) without its slowest cases.
+set(suites "${TESTS}|-tce=faults*,dialects*,responses wire*,exec*,tools/exec*,settings*")
 if(MCP_TESTS)
+  list(APPEND suites "${MCP_TESTS}|-tce=*hung*,*50 MB*,*dies mid-call*,*times out*")
+endif()
+foreach(suite IN LISTS suites)
+  string(REPLACE "|" ";" suite "${suite}")
+  list(GET suite 0 binary)
+  list(GET suite 1 filter)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_TRAFFIC_LOG=${traffic} LLMX_MCP_TRAFFIC_LOG=${mcp_traffic}
-                          ${MCP_TESTS} "-tce=*hung*,*50 MB*,*dies mid-call*,*times out*"
+                          ${binary} "${filter}"
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "the MCP client tests failed (${rc})")
+    message(FATAL_ERROR "${binary} failed (${rc})")
   endif()
-endif()
+endforeach()
 execute_process(COMMAND ${LLMX} app-server generate-json-schema --out ${schema} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "generate-json-schema failed (${rc})")

@@ -70,6 +70,26 @@ struct Fixture {
   }
 };
 
+// An `llmx app-server` whose config.toml configures `servers`, initialized, with one thread.
+struct AppFixture {
+  TempDir home{"llmx-mcpc-app"};
+  MockLlm mock;
+  std::unique_ptr<McpClient> c;
+  std::string thread;
+
+  explicit AppFixture(const std::string& servers) {
+    std::ofstream(fs::path(home.path()) / "config.toml") << servers;
+    c = std::make_unique<McpClient>(home.path(), mock.url(), app_server_options());
+    c->wait_for_response(c->request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
+    thread = c->wait_for_response(c->request("thread/start", "{}")).str("/result/thread/id");
+  }
+  // turn/start with one text input; returns its response.
+  Message turn(const std::string& text) {
+    return c->wait_for_response(c->request(
+        "turn/start", R"({"threadId":")" + thread + R"(","input":[{"type":"text","text":)" + json_quote(text) + "}]}"));
+  }
+};
+
 const Message* find_event(const std::vector<Message>& events, std::string_view type) {
   for (const auto& e : events)
     if (e.event_type() == type) return &e;
@@ -279,15 +299,9 @@ disabled_tools = ["pid"])"));
 TEST_CASE("mcp client: app-server v2 sees an mcpToolCall item start, progress and complete") {
   auto marker = unique_marker("v2");
   ProcessSweeper sweep{fake_argv("ok", marker)};
-  TempDir home{"llmx-mcpc-v2"};
-  std::ofstream(fs::path(home.path()) / "config.toml") << fake_server("fake", "ok", marker);
-  MockLlm mock;
-  McpClient c(home.path(), mock.url(), app_server_options());
-  c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
-  auto thread = c.wait_for_response(c.request("thread/start", "{}")).str("/result/thread/id");
-  auto turn = c.wait_for_response(
-      c.request("turn/start", R"({"threadId":")" + thread +
-                                  R"(","input":[{"type":"text","text":"@mock:tool name=mcp__fake__progress args={}"}]})"));
+  AppFixture app(fake_server("fake", "ok", marker));
+  auto& c = *app.c;
+  auto turn = app.turn("@mock:tool name=mcp__fake__progress args={}");
   REQUIRE_FALSE(turn.is_error());
   auto is_mcp_item = [](const Message& m, std::string_view method) {
     return m.method() == method && m.str_or("/params/item/type", "") == "mcpToolCall";
@@ -375,21 +389,16 @@ TEST_CASE("mcp client: a server's elicitation reaches the MCP host with its form
 TEST_CASE("mcp client: an app-server client gets mcpServer/elicitation/request; a decline goes back") {
   auto marker = unique_marker("elicit-app");
   ProcessSweeper sweep{fake_argv("ok", marker)};
-  TempDir home{"llmx-mcpc-app"};
-  std::ofstream(fs::path(home.path()) / "config.toml") << fake_server("fake", "ok", marker);
-  MockLlm mock;
-  McpClient c(home.path(), mock.url(), app_server_options());
-  c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
-  auto thread = c.wait_for_response(c.request("thread/start", "{}")).str("/result/thread/id");
-  c.wait_for_response(c.request("turn/start", R"({"threadId":")" + thread +
-                                                  R"(","input":[{"type":"text","text":"@mock:tool name=mcp__fake__elicit args={}"}]})"));
+  AppFixture app(fake_server("fake", "ok", marker));
+  auto& c = *app.c;
+  app.turn("@mock:tool name=mcp__fake__elicit args={}");
   auto ask = c.wait_for([](const Message& m) { return m.method() == "mcpServer/elicitation/request"; }, "elicitation request");
-  CHECK(ask.str("/params/threadId") == thread);
+  CHECK(ask.str("/params/threadId") == app.thread);
   CHECK(ask.str("/params/serverName") == "fake");
   CHECK(ask.str("/params/message") == "What is your name?");
   c.respond(ask.id(), R"({"action":"decline"})");
   c.wait_for([](const Message& m) { return m.method() == "turn/completed"; }, "turn/completed");
-  auto outputs = tool_messages(recorded_requests(mock));
+  auto outputs = tool_messages(recorded_requests(app.mock));
   REQUIRE_FALSE(outputs.empty());
   CHECK(contains(outputs.back(), R"(user said: {\"action\":\"decline\"})"));
 }
