@@ -160,7 +160,7 @@ using mcp_client_actor = caf::typed_actor<
     caf::reacts_to<timeout_atom, uint64_t>,
     // Timer: the call with this key took longer than the tool timeout.
     caf::reacts_to<timeout_atom, std::string>,
-    // Timer: connection N did not answer the ping sent after a call timed out (hung).
+    // Timer: ping number N, sent after a call timed out, is still unanswered (hung).
     caf::reacts_to<idle_atom, uint64_t>,
     // Timer: start the server again after a crash (backoff).
     caf::reacts_to<retry_atom>>;

@@ -16,6 +16,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPingWait = std::chrono::seconds(10);  // a server that misses this is hung
 constexpr auto kMaxBackoff = std::chrono::seconds(30);
+constexpr auto kStableFor = std::chrono::seconds(60);  // up this long: its failures are forgiven
 
 std::chrono::milliseconds seconds_ms(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
 
@@ -38,8 +39,10 @@ struct McpClientState {
   std::string error;              // failed: why (as the user is told)
   Clock::time_point retry_after;  // failed: no new start before this
   uint32_t failures = 0;          // consecutive, for the backoff
+  Clock::time_point ready_at;     // the last successful handshake
   bool restart_scheduled = false;
   bool ping_out = false;
+  uint64_t pings = 0;  // ping number: a timer for an earlier ping is stale
   std::vector<caf::typed_response_promise<McpServerStatus>> waiting;
   struct Call {
     std::string key;
@@ -76,6 +79,8 @@ void failed(client_ptr self, std::string error) {
 
 void carry(client_ptr self, mcp::Connection::Output& out) {
   auto& st = self->state;
+  // HTTP sends the agreed revision with every later message, starting with `initialized`.
+  if (out.initialized && st.transport) st.transport->established(st.conn.hello().protocol_version);
   if (st.transport)
     for (auto& m : out.messages) st.transport->send(std::move(m));
   for (auto& note : out.notes) log::info("MCP server `{}`: {}", st.name, note);
@@ -116,8 +121,7 @@ void carry(client_ptr self, mcp::Connection::Output& out) {
   if (out.became_ready) {
     st.up = McpClientState::Up::ready;
     st.error.clear();
-    st.failures = 0;
-    if (st.transport) st.transport->established(st.conn.hello().protocol_version);
+    st.ready_at = Clock::now();
     log::info("MCP server `{}` is ready with {} tools", st.name, st.conn.tools().size());
     for (auto& p : st.waiting) p.deliver(status_of(self));
     st.waiting.clear();
@@ -158,6 +162,8 @@ void lost(client_ptr self, const std::string& why) {
   st.transport.reset();
   carry(self, out);
   if (!was_ready) return;  // a failing start was handled by carry
+  // A server that keeps dying soon after starting waits longer each time.
+  if (Clock::now() - st.ready_at >= kStableFor) st.failures = 0;
   failed(self, fmt::format("MCP server `{}` stopped: {}", st.name, why));
   st.restart_scheduled = true;
   self->delayed_send(self, backoff(st.failures - 1), retry_atom::value);
@@ -229,14 +235,15 @@ mcp_client_actor::behavior_type mcp_client_impl(client_ptr self, std::string nam
         if (!st.ping_out && st.up == McpClientState::Up::ready) {
           st.ping_out = true;
           st.conn.ping(out);
-          self->delayed_send(self, kPingWait, idle_atom::value, st.generation);
+          self->delayed_send(self, kPingWait, idle_atom::value, ++st.pings);
         }
         carry(self, out);
       },
-      [=](idle_atom, uint64_t generation) {
+      [=](idle_atom, uint64_t ping) {
         auto& st = self->state;
-        if (generation != st.generation || !st.ping_out || !st.transport) return;
-        lost(self, "it stopped answering (no answer to ping within 10s)");
+        if (ping != st.pings || !st.ping_out || !st.transport) return;
+        lost(self, fmt::format("it stopped answering (no answer to ping within {}s)",
+                               std::chrono::duration_cast<std::chrono::seconds>(kPingWait).count()));
       },
       [=](retry_atom) {
         auto& st = self->state;

@@ -108,7 +108,7 @@ McpCallEnd mcp_call_end(const std::string& call_id, McpInvocation invocation, st
   json::Writer w;
   if (result.ok) {
     json::Parser p;
-    auto out = mcp::tool_output(p.parse(result.result));
+    auto out = mcp::tool_output(p.parse(result.result));  // the connection checked it is an object
     if (result.result.size() <= kMaxEventResultBytes) {
       w.begin_object().key("Ok").raw(result.result).end_object();
     } else {  // what clients and the rollout get of a huge result: its text, cut in the middle

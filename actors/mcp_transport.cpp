@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "protocol/base/json_writer.hpp"
+#include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
@@ -19,39 +20,6 @@ namespace llmx {
 
 namespace {
 
-// Cuts a byte stream into lines; a line beyond the limit is dropped whole.
-class LineCutter {
- public:
-  template <class F>
-  void feed(std::string_view bytes, F&& on_line) {
-    while (!bytes.empty()) {
-      auto nl = bytes.find('\n');
-      auto part = bytes.substr(0, nl);
-      if (!oversized_) {
-        if (line_.size() + part.size() > kMaxMcpMessageBytes) {
-          oversized_ = true;
-          line_.clear();
-          line_.shrink_to_fit();
-        } else {
-          line_.append(part);
-        }
-      }
-      if (nl == std::string_view::npos) return;
-      if (oversized_)
-        on_line(std::string_view(), true);
-      else if (!line_.empty() && line_ != "\r")
-        on_line(std::string_view(line_), false);
-      line_.clear();
-      oversized_ = false;
-      bytes.remove_prefix(nl + 1);
-    }
-  }
-
- private:
-  std::string line_;
-  bool oversized_ = false;
-};
-
 // --- stdio -----------------------------------------------------------------------------------
 
 class StdioHandler final : public sandbox::ProcessHandler {
@@ -61,20 +29,24 @@ class StdioHandler final : public sandbox::ProcessHandler {
 
   void on_output(sandbox::Stream stream, std::string_view bytes) override {
     if (stream == sandbox::Stream::out) {
-      out_.feed(bytes, [&](std::string_view line, bool oversized) {
-        if (oversized)
-          log::warn("MCP server `{}` sent a message over {} MiB; it was dropped", name_, kMaxMcpMessageBytes >> 20);
-        else
-          caf::anon_send(client_, line_atom::value, generation_, std::string(line));
-      });
+      out_.feed(
+          bytes,
+          [&](std::string& line) {
+            if (!line.empty()) caf::anon_send(client_, line_atom::value, generation_, std::move(line));
+          },
+          [&] { log::warn("MCP server `{}` sent a message over {} MiB; it was dropped", name_, kMaxMcpMessageBytes >> 20); });
     } else {
-      err_.feed(bytes, [&](std::string_view line, bool) {
-        if (!line.empty()) log::info("MCP server `{}`: {}", name_, line);
-      });
+      err_.feed(
+          bytes, [&](std::string& line) { if (!line.empty()) log::info("MCP server `{}`: {}", name_, line); }, [] {});
     }
   }
 
   void on_exit(sandbox::ExecResult r) override {
+    out_.finish(  // a last message without its newline still counts
+        [&](std::string& line) {
+          if (!line.empty()) caf::anon_send(client_, line_atom::value, generation_, std::move(line));
+        },
+        [] {});
     std::string why;
     if (!r.spawn_error.empty())
       why = r.spawn_error;
@@ -96,7 +68,7 @@ class StdioHandler final : public sandbox::ProcessHandler {
   std::string name_;
   mcp_client_actor client_;
   uint64_t generation_;
-  LineCutter out_, err_;
+  LineCutter out_{kMaxMcpMessageBytes}, err_{64 * 1024};
 };
 
 class StdioTransport final : public McpTransport {
@@ -215,7 +187,10 @@ class HttpHandler final : public http::Handler {
  private:
   void deliver(std::string data) {
     if (data.empty()) return;
-    if (request_id_ && data.find("\"id\"") != std::string::npos) answered_ = true;  // close enough: see on_done
+    // The answer to our request (not a request or notification of the server's own).
+    if (request_id_ && data.find("\"method\"") == std::string::npos &&
+        (data.find("\"result\"") != std::string::npos || data.find("\"error\"") != std::string::npos))
+      answered_ = true;
     caf::anon_send(client_, line_atom::value, generation_, std::move(data));
   }
   void fail_request(const std::string& why) {
@@ -258,6 +233,7 @@ class HttpTransport final : public McpTransport {
       sid = shared_->session_id;
     }
     auto& http = http::Client::shared();
+    if (stream_) http.cancel(*stream_);
     for (auto id : requests_) http.cancel(id);
     if (!sid.empty()) {  // the spec asks clients to end their session explicitly
       auto req = base_request("DELETE");
@@ -277,10 +253,11 @@ class HttpTransport final : public McpTransport {
 
   void established(const std::string& protocol_version) override {
     version_ = protocol_version;
+    // What the server sends on its own (list_changed, say) comes on this stream, where it has one.
     auto req = base_request("GET");
     req.headers.emplace_back("Accept", "text/event-stream");
-    track(http::Client::shared().start(
-        std::move(req), std::make_shared<HttpHandler>(name_, shared_, client_, generation_, std::nullopt, true)));
+    stream_ = http::Client::shared().start(
+        std::move(req), std::make_shared<HttpHandler>(name_, shared_, client_, generation_, std::nullopt, true));
   }
 
  private:
@@ -300,8 +277,8 @@ class HttpTransport final : public McpTransport {
     if (!version_.empty()) req.headers.emplace_back("MCP-Protocol-Version", version_);
     return req;
   }
-  // Finished requests stay in the list (ids are never reused); it is short-lived per connection
-  // and only needed to cancel the GET stream and stragglers when the connection ends.
+  // POSTs still streaming when the connection ends are cancelled; the list keeps the newest
+  // (cancelling a finished request is a no-op, and ids are never reused).
   void track(http::RequestId id) {
     if (requests_.size() > 256) requests_.erase(requests_.begin(), requests_.begin() + 128);
     requests_.push_back(id);
@@ -313,6 +290,7 @@ class HttpTransport final : public McpTransport {
   uint64_t generation_;
   std::shared_ptr<HttpShared> shared_;
   std::string version_;
+  std::optional<http::RequestId> stream_;  // the GET stream
   std::vector<http::RequestId> requests_;
 };
 

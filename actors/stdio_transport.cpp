@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
 
 namespace llmx {
@@ -31,45 +32,19 @@ uint64_t max_line_bytes() { return env_bytes("LLMX_MAX_LINE_BYTES", kDefaultMaxL
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd) {
   sys.spawn<caf::detached + caf::hidden>([session, fd](caf::blocking_actor* self) {
     const uint64_t limit = max_line_bytes();
-    std::string line;
-    bool discarding = false;  // inside a line that exceeded the limit
-    std::string buf(64 * 1024, '\0');
-    auto emit = [&](std::string& l) {
-      if (!l.empty() && l.back() == '\r') l.pop_back();
-      self->send(session, line_atom::value, std::move(l));
-      l = std::string();
+    LineCutter lines(limit);
+    auto on_line = [&](std::string& l) {
+      if (!l.empty()) self->send(session, line_atom::value, std::move(l));
     };
+    auto on_oversized = [&] { self->send(session, oversize_atom::value, limit); };
+    std::string buf(64 * 1024, '\0');
     while (true) {
       ssize_t n = ::read(fd, buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      std::string_view chunk(buf.data(), static_cast<size_t>(n));
-      while (!chunk.empty()) {
-        auto nl = chunk.find('\n');
-        auto piece = chunk.substr(0, nl);
-        if (!discarding) {
-          if (line.size() + piece.size() > limit) {
-            discarding = true;
-            line.clear();
-            line.shrink_to_fit();
-          } else {
-            line.append(piece);
-          }
-        }
-        if (nl == std::string_view::npos) break;
-        if (discarding) {
-          self->send(session, oversize_atom::value, limit);
-          discarding = false;
-        } else if (!line.empty()) {
-          emit(line);
-        }
-        chunk.remove_prefix(nl + 1);
-      }
+      lines.feed(std::string_view(buf.data(), static_cast<size_t>(n)), on_line, on_oversized);
     }
-    if (discarding)
-      self->send(session, oversize_atom::value, limit);
-    else if (!line.empty())
-      emit(line);
+    lines.finish(on_line, on_oversized);
     self->send(session, eof_atom::value);
   });
 }

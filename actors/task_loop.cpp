@@ -266,6 +266,13 @@ void TaskLoop::on_exec_output(ExecOutput output, Steps& out) {
 
 void TaskLoop::inject(std::vector<UserInput> input) { pending_input_.push_back(std::move(input)); }
 
-void TaskLoop::interrupt(Steps& out) { finish(out, true); }
+void TaskLoop::interrupt(Steps& out) {
+  if (!done_ && flow_ && flow_->in_mcp_call()) {  // the call's item ends too (the server is told)
+    std::vector<EventMsg> events;
+    flow_->on_mcp(McpCallResult{false, {}, "cancelled: the turn was interrupted"}, events);
+    emit_all(out, events);
+  }
+  finish(out, true);
+}
 
 }  // namespace llmx

@@ -66,6 +66,8 @@ class ToolFlow {
   // The user answered `abort`: the turn must end (after this call's output is recorded).
   bool aborted() const { return aborted_; }
   const FunctionCallItem& call() const { return call_; }
+  // An MCP tool call was sent and is not answered yet.
+  bool in_mcp_call() const { return phase_ == Phase::mcp_call; }
 
  private:
   enum class Phase {

@@ -150,8 +150,11 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
 void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
   self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
   TaskLoop::Steps steps;
-  self->state.loop->start(steps);
-  if (self->state.interrupted) self->state.loop->interrupt(steps);
+  // Interrupted while MCP servers were starting: the task ends before its first request.
+  if (self->state.interrupted)
+    self->state.loop->interrupt(steps);
+  else
+    self->state.loop->start(steps);
   carry_out(self, steps);
 }
 

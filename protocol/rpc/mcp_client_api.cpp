@@ -46,7 +46,7 @@ ToolPage read_tools_list(json::Element result) {
   ToolPage page;
   if (!result.is_object()) return page;
   auto o = result.get_object().value_unsafe();
-  if (auto cursor = json::get_string(o, "nextCursor")) page.next_cursor = std::string(*cursor);
+  if (auto cursor = json::string_if(o, "nextCursor")) page.next_cursor = std::string(*cursor);
   auto tools = json::get(o, "tools");
   if (!tools || !tools->is_array()) return page;
   for (auto t : json::Array(tools->get_array().value_unsafe())) {
@@ -55,25 +55,32 @@ ToolPage read_tools_list(json::Element result) {
       continue;
     }
     auto to = t.get_object().value_unsafe();
-    auto name = json::get_string(to, "name");
+    auto name = json::string_if(to, "name");
     if (!name || name->empty()) {
       page.skipped.push_back("a listed tool has no name");
       continue;
     }
+    // Odd fields of one tool cost that field, never the listing.
     ServerTool tool;
     tool.name = std::string(*name);
-    tool.description = std::string(json::get_string(to, "description").value_or(""));
+    tool.description = std::string(json::string_if(to, "description").value_or(""));
     if (auto schema = json::get(to, "inputSchema")) tool.input_schema = RawJson{json::to_text(*schema)};
-    if (auto ann = json::object_if(to, "annotations")) tool.read_only = json::get_bool(*ann, "readOnlyHint").value_or(false);
+    if (auto ann = json::object_if(to, "annotations")) {
+      auto hint = (*ann)["readOnlyHint"];
+      tool.read_only = hint.error() == simdjson::SUCCESS && hint.value_unsafe().is_bool() &&
+                       hint.value_unsafe().get_bool().value_unsafe();
+    }
     page.tools.push_back(std::move(tool));
   }
   return page;
 }
 
-std::string tool_call_params(std::string_view tool, const std::optional<RawJson>& arguments) {
+std::string tool_call_params(std::string_view tool, const std::optional<RawJson>& arguments,
+                             std::optional<int64_t> progress_token) {
   json::Writer w;
   w.begin_object().field("name", tool);
   if (arguments && !arguments->text.empty()) w.key("arguments").raw(arguments->text);
+  if (progress_token) w.key("_meta").begin_object().field("progressToken", *progress_token).end_object();
   w.end_object();
   return w.take();
 }
@@ -86,7 +93,9 @@ ToolOutput tool_output(json::Element call_result) {
     return out;
   }
   auto o = call_result.get_object().value_unsafe();
-  out.success = !json::get_bool(o, "isError").value_or(false);
+  auto is_error = o["isError"];  // anything but `true` is not an error
+  out.success = !(is_error.error() == simdjson::SUCCESS && is_error.value_unsafe().is_bool() &&
+                  is_error.value_unsafe().get_bool().value_unsafe());
   if (auto structured = json::get(o, "structuredContent"); structured && !structured->is_null()) {
     out.text = json::to_text(*structured);
     return out;
@@ -99,13 +108,13 @@ ToolOutput tool_output(json::Element call_result) {
   for (auto block : json::Array(content->get_array().value_unsafe())) {
     if (!block.is_object()) continue;
     auto b = block.get_object().value_unsafe();
-    auto type = json::get_string(b, "type").value_or("");
+    auto type = json::string_if(b, "type").value_or("");
     if (type == "text") {
-      parts.push_back(InputText{std::string(json::get_string(b, "text").value_or(""))});
+      parts.push_back(InputText{std::string(json::string_if(b, "text").value_or(""))});
     } else if (type == "image") {
       image = true;
-      parts.push_back(InputImage{fmt::format("data:{};base64,{}", json::get_string(b, "mimeType").value_or("image/png"),
-                                             json::get_string(b, "data").value_or(""))});
+      parts.push_back(InputImage{fmt::format("data:{};base64,{}", json::string_if(b, "mimeType").value_or("image/png"),
+                                             json::string_if(b, "data").value_or(""))});
     } else {
       other = true;  // audio, resources: the JSON text says it all
     }

@@ -53,8 +53,9 @@ struct ToolPage {
 };
 ToolPage read_tools_list(json::Element result);
 
-// `tools/call` params.
-std::string tool_call_params(std::string_view tool, const std::optional<RawJson>& arguments);
+// `tools/call` params; with a progress token, `_meta.progressToken` asks for progress.
+std::string tool_call_params(std::string_view tool, const std::optional<RawJson>& arguments,
+                             std::optional<int64_t> progress_token = std::nullopt);
 
 // What a tools/call result becomes for the model (engine.md §10.4): `structuredContent` when
 // present, else the content blocks as JSON; images also as image parts, which the wire may send

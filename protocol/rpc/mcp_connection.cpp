@@ -59,12 +59,7 @@ void Connection::send_call(uint64_t n, Output& out) {
   pending_[id] = Pending{Purpose::call, n};
   c.id = id;
   // The call number is the progress token: progress notifications name the call they are for.
-  json::Writer w;
-  w.begin_object().field("name", c.tool);
-  if (c.arguments && !c.arguments->text.empty()) w.key("arguments").raw(c.arguments->text);
-  w.key("_meta").begin_object().field("progressToken", static_cast<int64_t>(n)).end_object();
-  w.end_object();
-  out.messages.push_back(request("tools/call", w.take()));
+  out.messages.push_back(request("tools/call", tool_call_params(c.tool, c.arguments, static_cast<int64_t>(n))));
 }
 
 void Connection::list_page(const std::optional<std::string>& cursor, Output& out) {
@@ -126,8 +121,9 @@ void Connection::on_message(std::string_view text, Output& out) {
     out.notes.push_back(fmt::format("ignored a line that is not JSON ({}): {:.120}", e.what(), text));
     return;
   }
-  if (root.is_array()) {  // a batch (2025-03-26): each member on its own
-    for (auto member : json::Array(root.get_array().value_unsafe())) on_message(json::to_text(member), out);
+  if (root.is_array()) {  // a batch (2025-03-26): each member on its own; batches do not nest
+    for (auto member : json::Array(root.get_array().value_unsafe()))
+      if (member.is_object()) on_message(json::to_text(member), out);
     return;
   }
   auto in = rpc::classify(root);
@@ -166,6 +162,7 @@ void Connection::on_result(const Pending& p, std::string_view, json::Element res
       auto hello = read_initialize_result(result);
       if (auto* err = std::get_if<std::string>(&hello)) return fail(*err, out);
       hello_ = std::get<ServerHello>(std::move(hello));
+      out.initialized = true;
       out.messages.push_back(kEncoder.notification("notifications/initialized", std::nullopt));
       phase_ = Phase::listing;
       listing_.clear();
@@ -239,7 +236,16 @@ void Connection::on_request(const std::string& id, const std::string& method,
   if (method == "elicitation/create") {
     Elicitation e;
     e.id = id;
-    if (!calls_.empty()) e.call = calls_.rbegin()->first;
+    // Over stdio nothing says which call asks. With one call in flight it is that one; with
+    // several (of different conversations, maybe) nobody is asked rather than the wrong user.
+    std::optional<uint64_t> asking;
+    size_t sent = 0;
+    for (const auto& [n, c] : calls_)
+      if (c.id) {
+        ++sent;
+        asking = n;
+      }
+    if (sent == 1) e.call = asking;
     if (params && params->is_object()) {
       auto o = params->get_object().value_unsafe();
       e.message = std::string(json::string_if(o, "message").value_or(""));

@@ -31,8 +31,8 @@ class Connection {
     uint64_t call = 0;
     std::string message;  // "3/10: indexing" or the like
   };
-  // The server asks our client for input (elicitation/create); `call` is the call it most likely
-  // belongs to (the newest in flight), if any. Answer with answer() or decline().
+  // The server asks our client for input (elicitation/create); `call` is the call it belongs to
+  // when that is certain (exactly one in flight), else none. Answer with answer() or decline().
   struct Elicitation {
     std::string id;  // the request id's JSON text
     std::optional<uint64_t> call;
@@ -45,7 +45,8 @@ class Connection {
     std::vector<Progress> progress;
     std::vector<Elicitation> elicitations;
     std::vector<std::string> notes;  // worth logging: odd lines, failed listings
-    bool became_ready = false;       // the handshake finished: hello() and tools() are set
+    bool initialized = false;        // initialize was answered: hello() is set, the revision agreed
+    bool became_ready = false;       // the handshake finished: tools() is set too
     bool tools_changed = false;      // a listing after list_changed finished
     bool pong = false;               // the server answered our ping
     std::optional<std::string> failure;  // the handshake failed; the phase is `failed`

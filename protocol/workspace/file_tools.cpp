@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxLineBytes = 500;
+constexpr uintmax_t kMaxFileBytes = 64u << 20;
 
 struct IndentationArgs {
   std::optional<int64_t> anchor_line;
@@ -200,6 +201,14 @@ Output read_file(std::string_view arguments) {
   if (args.limit < 1) return fail("limit must be greater than zero");
   if (args.mode != "slice" && args.mode != "indentation")
     return fail(fmt::format("unknown mode `{}`: use slice or indentation", args.mode));
+  // Only regular files, and not huge ones: a FIFO would block and /dev/zero never ends.
+  std::error_code ec;
+  auto status = fs::status(args.file_path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    return fail(fmt::format("failed to read file: {} is not a regular file", args.file_path));
+  if (auto size = fs::file_size(args.file_path, ec); !ec && size > kMaxFileBytes)
+    return fail(fmt::format("failed to read file: it has {} bytes, more than read_file reads ({} MiB)", size,
+                            kMaxFileBytes >> 20));
   int error = 0;
   auto content = files::read(args.file_path, &error);
   if (!content) return fail(fmt::format("failed to read file: {}", std::strerror(error)));
@@ -224,8 +233,10 @@ Output list_dir(std::string_view arguments) {
   if (args.depth < 1) return fail("depth must be greater than zero");
   std::error_code ec;
   if (!fs::is_directory(args.dir_path, ec)) return fail(fmt::format("failed to read directory: {} is not a directory", args.dir_path));
-  // Entries depth-first, sorted by name per directory; symlinks are shown, never followed.
+  // Entries depth-first, sorted by name per directory; symlinks are shown, never followed. The
+  // walk stops one entry past the page (that one says there are more), so `/` costs a page.
   std::vector<std::string> entries;
+  const auto wanted = static_cast<size_t>(args.offset - 1 + args.limit + 1);
   auto walk = [&](auto&& self, const fs::path& dir, int64_t level) -> void {
     std::vector<fs::directory_entry> children;
     for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
@@ -234,6 +245,7 @@ Output list_dir(std::string_view arguments) {
     std::sort(children.begin(), children.end(),
               [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
     for (const auto& child : children) {
+      if (entries.size() >= wanted) return;
       std::error_code e;
       auto st = child.symlink_status(e);
       std::string suffix = fs::is_symlink(st) ? "@" : fs::is_directory(st) ? "/" : fs::is_regular_file(st) ? "" : "?";

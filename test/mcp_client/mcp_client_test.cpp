@@ -1,109 +1,14 @@
 // The agent uses the MCP servers its users configure (issue 13), end to end: `llmx mcp-server`
-// with `[mcp_servers.*]` in config.toml, mock-llm calling a named tool, and real servers — the
-// scriptable fake (fake_mcp_server.mjs) for every way a server goes wrong, and the npm
-// registry's server-everything and server-filesystem.
+// and `llmx app-server` with `[mcp_servers.*]` in config.toml, mock-llm calling a named tool, and
+// the scriptable fake server (fake_mcp_server.mjs) for every way a server goes wrong.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <set>
-#include <thread>
-
 #include "actors/engine.hpp"
+#include "test/mcp_client/fixture.hpp"
 #include "test/support/env_guard.hpp"
-#include "test/support/harness.hpp"
 
 using namespace llmx::test;
-using namespace std::chrono_literals;
-namespace fs = std::filesystem;
-
-namespace {
-
-// `[mcp_servers.<name>]` running the fake server in `mode`; `marker` makes its command line
-// unique to the test (process counting), `extra` adds TOML lines to the table.
-std::string fake_server(const std::string& name, const std::string& mode, const std::string& marker,
-                        const std::string& extra = {}) {
-  return "[mcp_servers." + name + "]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(FAKE_MCP_SERVER) +
-         ", " + json_quote(mode) + ", " + json_quote(marker) + "]\n" + extra + "\n";
-}
-
-std::vector<std::string> fake_argv(const std::string& mode, const std::string& marker) {
-  return {NODE_BIN, FAKE_MCP_SERVER, mode, marker};
-}
-
-std::string unique_marker(std::string_view test) {
-  static int n = 0;
-  return std::string(test) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
-}
-
-// An `llmx mcp-server` whose config.toml configures `servers`.
-struct Fixture {
-  TempDir home{"llmx-mcpc"};
-  TempDir ws{"llmx-mcpc-ws"};
-  MockLlm mock;
-  std::unique_ptr<McpClient> mcp;
-
-  explicit Fixture(const std::string& servers, McpOptions options = {}) {
-    std::ofstream(fs::path(home.path()) / "config.toml") << servers;
-    mcp = std::make_unique<McpClient>(home.path(), mock.url(), std::move(options));
-    mcp->initialize();
-  }
-
-  std::string args() const { return R"("sandbox":"workspace-write","cwd":)" + json_quote(ws.path()); }
-
-  // One `llmx` tool call whose prompt makes the model call `tool` with `arguments`; returns its
-  // response (after the turn ended) and the events it produced.
-  struct Turn {
-    Message response;
-    std::vector<Message> events;
-  };
-  Turn call_tool(const std::string& tool, const std::string& arguments = "{}", const std::string& extra = {},
-                 Duration timeout = kDefaultTimeout) {
-    auto id = mcp->call_llmx("@mock:tool name=" + tool + " args=" + arguments, extra.empty() ? args() : extra);
-    auto response = mcp->wait_for_response(id, timeout);
-    return {response, mcp->events_for(id)};
-  }
-  std::string last_tool_output() {
-    auto outputs = tool_messages(recorded_requests(mock));
-    REQUIRE_FALSE(outputs.empty());
-    return outputs.back();
-  }
-};
-
-// An `llmx app-server` whose config.toml configures `servers`, initialized, with one thread.
-struct AppFixture {
-  TempDir home{"llmx-mcpc-app"};
-  MockLlm mock;
-  std::unique_ptr<McpClient> c;
-  std::string thread;
-
-  explicit AppFixture(const std::string& servers) {
-    std::ofstream(fs::path(home.path()) / "config.toml") << servers;
-    c = std::make_unique<McpClient>(home.path(), mock.url(), app_server_options());
-    c->wait_for_response(c->request("initialize", R"({"clientInfo":{"name":"tests","version":"1.0"}})"));
-    thread = c->wait_for_response(c->request("thread/start", "{}")).str("/result/thread/id");
-  }
-  // turn/start with one text input; returns its response.
-  Message turn(const std::string& text) {
-    return c->wait_for_response(c->request(
-        "turn/start", R"({"threadId":")" + thread + R"(","input":[{"type":"text","text":)" + json_quote(text) + "}]}"));
-  }
-};
-
-const Message* find_event(const std::vector<Message>& events, std::string_view type) {
-  for (const auto& e : events)
-    if (e.event_type() == type) return &e;
-  return nullptr;
-}
-
-// How the first task reports a server's start-up: `starting`, then the update that ends it.
-const Message* startup_end(const std::vector<Message>& events) {
-  for (const auto& e : events)
-    if (e.event_type() == "mcp_startup_update" && e.str("/params/msg/status/state") != "starting") return &e;
-  return nullptr;
-}
-
-}  // namespace
+using namespace llmx::test::mcp_fixture;
 
 TEST_CASE("mcp client: a configured stdio server's tool is offered, called, and reported as begin and end") {
   auto marker = unique_marker("basic");
@@ -418,107 +323,6 @@ TEST_CASE("mcp client: under llmx exec nobody can answer, so a server's elicitat
   CHECK(contains(outputs.back(), R"(user said: {\"action\":\"decline\"})"));
 }
 
-// --- the npm registry's reference servers ---------------------------------------------------------
-
-namespace {
-
-std::string everything_js() { return std::string(NODE_MODULES) + "/@modelcontextprotocol/server-everything/dist/index.js"; }
-
-std::string everything_stdio(const std::string& name) {
-  return "[mcp_servers." + name + "]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(everything_js()) +
-         ", \"stdio\"]\n";
-}
-
-// server-everything over Streamable HTTP on a free loopback port.
-struct EverythingHttp {
-  int port = closed_port();
-  ChildProcess proc{SpawnOptions{{NODE_BIN, "--import", LOOPBACK_ONLY, everything_js(), "streamableHttp"},
-                                 {{"PORT", std::to_string(port)}}}};
-  EverythingHttp() {
-    for (int i = 0; i < 200; ++i) {
-      if (contains(proc.stderr_so_far(), "listening")) return;
-      std::this_thread::sleep_for(50ms);
-    }
-    throw std::runtime_error("server-everything did not start: " + proc.stderr_so_far());
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
-};
-
-}  // namespace
-
-TEST_CASE("mcp client: server-everything over stdio — text, image, structured content, progress, resources") {
-  Fixture f(everything_stdio("everything"));
-  auto echo = f.call_tool("mcp__everything__echo", R"({"message":"from llmx"})", {}, 30s);
-  INFO(f.mcp->diagnostics());
-  CHECK(contains(f.last_tool_output(), "Echo: from llmx"));
-
-  auto image = f.call_tool("mcp__everything__get-tiny-image", "{}");
-  auto* end = find_event(image.events, "mcp_tool_call_end");
-  REQUIRE(end);
-  CHECK(contains(end->line(), R"("type":"image")"));
-  CHECK(contains(f.last_tool_output(), "image/png"));
-
-  f.call_tool("mcp__everything__get-structured-content", R"({"location":"Chicago"})");
-  auto structured = f.last_tool_output();
-  CHECK(structured.front() == '{');  // structuredContent, not the content blocks
-  CHECK(contains(structured, "temperature"));
-
-  auto slow = f.call_tool("mcp__everything__trigger-long-running-operation", R"({"duration":1,"steps":3})", {}, 30s);
-  size_t progress = 0;
-  for (auto& e : slow.events) progress += e.event_type() == "mcp_tool_call_progress";
-  CHECK(progress >= 3);
-
-  f.call_tool("mcp__everything__get-resource-reference", R"({"resourceType":"Text","resourceId":1})");
-  CHECK(contains(f.last_tool_output(), R"("type":"resource")"));
-}
-
-TEST_CASE("mcp client: server-everything over Streamable HTTP — session, answers as SSE, progress") {
-  EverythingHttp server;
-  Fixture f("[mcp_servers.web]\nurl = " + json_quote(server.url()) + "\n");
-  auto echo = f.call_tool("mcp__web__echo", R"({"message":"over http"})", {}, 30s);
-  INFO(f.mcp->diagnostics() << "\nserver: " << server.proc.stderr_so_far());
-  auto* ready = startup_end(echo.events);
-  REQUIRE(ready);
-  CHECK(ready->str("/params/msg/status/state") == "ready");
-  CHECK(contains(f.last_tool_output(), "Echo: over http"));
-  auto slow = f.call_tool("mcp__web__trigger-long-running-operation", R"({"duration":1,"steps":2})", {}, 30s);
-  size_t progress = 0;
-  for (auto& e : slow.events) progress += e.event_type() == "mcp_tool_call_progress";
-  CHECK(progress >= 2);
-  f.call_tool("mcp__web__get-sum", R"({"a":2,"b":40})");
-  CHECK(contains(f.last_tool_output(), "42"));
-}
-
-TEST_CASE("mcp client: an HTTP server that is not there fails its start-up with the reason") {
-  Fixture f("[mcp_servers.gone]\nurl = \"http://127.0.0.1:" + std::to_string(closed_port()) + "/mcp\"\n");
-  auto turn = f.call_tool("mcp__gone__echo");
-  auto* failed = startup_end(turn.events);
-  REQUIRE(failed);
-  CHECK(failed->str("/params/msg/status/state") == "failed");
-  CHECK(contains(failed->str("/params/msg/status/error"), "MCP client for `gone` failed to start"));
-}
-
-TEST_CASE("mcp client: a bearer token variable that is not set fails the server, naming the variable") {
-  Fixture f("[mcp_servers.auth]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env_var = \"LLMX_TEST_NO_SUCH_TOKEN\"\n");
-  auto turn = f.call_tool("mcp__auth__echo");
-  auto* failed = startup_end(turn.events);
-  REQUIRE(failed);
-  CHECK(contains(failed->str("/params/msg/status/error"), "LLMX_TEST_NO_SUCH_TOKEN"));
-}
-
-TEST_CASE("mcp client: server-filesystem reads the workspace it is given") {
-  TempDir files{"llmx-mcpc-fs"};
-  std::ofstream(fs::path(files.path()) / "notes.txt") << "remember the milk\n";
-  auto fs_js = std::string(NODE_MODULES) + "/@modelcontextprotocol/server-filesystem/dist/index.js";
-  Fixture f("[mcp_servers.files]\ncommand = " + json_quote(NODE_BIN) + "\nargs = [" + json_quote(fs_js) + ", " +
-            json_quote(files.path()) + "]\n");
-  auto path = (fs::path(files.path()) / "notes.txt").string();
-  f.call_tool("mcp__files__read_text_file", R"({"path":)" + json_quote(path) + "}", {}, 30s);
-  INFO(f.mcp->diagnostics());
-  CHECK(contains(f.last_tool_output(), "remember the milk"));
-  f.call_tool("mcp__files__list_directory", R"({"path":)" + json_quote(files.path()) + "}");
-  CHECK(contains(f.last_tool_output(), "notes.txt"));
-}
 
 TEST_CASE("mcp client: notifications/tools/list_changed brings a new tool to the next turn") {
   auto marker = unique_marker("grow");
@@ -604,29 +408,4 @@ TEST_CASE("mcp client: llmx mcp list connects and shows each server's state; --t
   CHECK(list.str("/2/startup/state") == "disabled");
   // The servers it started are stopped when it exits.
   CHECK(wait_until_no_process(fake_argv("ok", marker)));
-}
-
-// --- the optional file tools (DECISIONS E9), through the same tool path --------------------------
-
-TEST_CASE("file tools: off by default; with [tools] flags the model reads, lists and greps the workspace") {
-  {
-    Fixture plain("");
-    plain.call_tool("read_file", "{}");
-    auto tools = recorded_requests(plain.mock).text("/requests/0/tools");
-    CHECK_FALSE(contains(tools, R"("name":"read_file")"));
-    CHECK_FALSE(contains(tools, R"("name":"grep_files")"));
-  }
-  Fixture f("[tools]\nread_file = true\nlist_dir = true\ngrep_files = true\n");
-  std::ofstream(fs::path(f.ws.path()) / "main.py") << "def main():\n    print('needle')\n";
-  fs::create_directories(fs::path(f.ws.path()) / "pkg");
-  std::ofstream(fs::path(f.ws.path()) / "pkg" / "other.py") << "x = 1\n";
-  auto file = (fs::path(f.ws.path()) / "main.py").string();
-  f.call_tool("read_file", R"({"file_path":)" + json_quote(file) + "}");
-  CHECK(f.last_tool_output() == "L1: def main():\nL2:     print('needle')");
-  f.call_tool("list_dir", R"({"dir_path":)" + json_quote(f.ws.path()) + "}");
-  CHECK(f.last_tool_output() == "Absolute path: " + f.ws.path() + "\nmain.py\npkg/\n  other.py");
-  f.call_tool("grep_files", R"({"pattern":"needle"})");
-  CHECK(f.last_tool_output() == file);
-  f.call_tool("grep_files", R"({"pattern":"nothing-matches-this"})");
-  CHECK(f.last_tool_output() == "No matches found.");
 }

@@ -54,6 +54,7 @@ TEST_CASE("file tools: read_file slices lines as L<n>, cuts long lines, strips C
   CHECK(read_file(args("file_path", path, R"("offset":99)")).text == "offset exceeds file length");
   CHECK(read_file(args("file_path", dir.file("missing"))).text.starts_with("failed to read file:"));
   CHECK(read_file("{").text.starts_with("failed to parse function arguments"));
+  CHECK(read_file(args("file_path", "/dev/zero")).text.find("is not a regular file") != std::string::npos);
 }
 
 TEST_CASE("file tools: read_file's indentation mode shows the block, its parents' headers and comments") {

@@ -234,3 +234,29 @@ TEST_CASE("mcp connection: a dying transport ends every call and a running hands
   REQUIRE(out.ended.size() == 1);
   CHECK_FALSE(out.ended[0].ok);
 }
+
+TEST_CASE("mcp connection: odd field types cost the field, never the listing or the call") {
+  auto c = ready_with({R"({"tools":[{"name":"a","description":5,"annotations":{"readOnlyHint":"yes"}},{"name":"b"}]})"});
+  REQUIRE(c.tools().size() == 2);
+  CHECK(c.tools()[0].description.empty());
+  CHECK_FALSE(c.tools()[0].read_only);
+  json::Parser p;
+  auto out = tool_output(p.parse(R"({"isError":"yes","content":[{"type":"text","text":5},{"type":"image","data":1}]})"));
+  CHECK(out.success);  // only `true` is an error
+  CHECK(out.parts.size() == 2);
+}
+
+TEST_CASE("mcp connection: with several calls in flight an elicitation belongs to none of them") {
+  auto c = ready_with({R"({"tools":[]})"});
+  Connection::Output out;
+  c.call("a", std::nullopt, out);
+  c.call("b", std::nullopt, out);
+  out = {};
+  c.on_message(R"({"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"?"}})", out);
+  REQUIRE(out.elicitations.size() == 1);
+  CHECK_FALSE(out.elicitations[0].call);
+  // Batches are read one level deep.
+  out = {};
+  c.on_message(R"([{"jsonrpc":"2.0","id":"x","method":"ping"},[{"jsonrpc":"2.0","id":"y","method":"ping"}]])", out);
+  CHECK(out.messages.size() == 1);
+}

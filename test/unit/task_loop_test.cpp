@@ -47,6 +47,8 @@ std::vector<std::string> names(const TaskLoop::Steps& steps) {
       out.push_back("ask");
     else if (std::holds_alternative<TaskLoop::Run>(s))
       out.push_back("run");
+    else if (std::holds_alternative<TaskLoop::CallMcp>(s))
+      out.push_back("call_mcp");
     else
       out.push_back(std::get<TaskLoop::Finish>(s).aborted ? "finish:aborted" : "finish");
   }
@@ -207,4 +209,46 @@ TEST_CASE("task loop: live output deltas are capped per stream") {
   for (size_t i = 0; i < TaskLoop::kMaxDeltasPerStream + 5; ++i) loop.on_exec_output(ExecOutput{"c", false, "x"}, steps);
   loop.on_exec_output(ExecOutput{"c", true, "e"}, steps);
   CHECK(steps.size() == TaskLoop::kMaxDeltasPerStream + 1);
+}
+
+TEST_CASE("task loop: MCP tools are offered; a call goes to its server, an interrupt ends its item too") {
+  McpServers servers;
+  McpServerStatus docs;
+  docs.server = "docs";
+  docs.ready = true;
+  docs.tools = {mcp::ServerTool{"search", "Searches.", RawJson{R"({"type":"object","properties":{"q":{"type":"string"}}})"}, true}};
+  servers.servers.push_back(docs);
+  auto t = tools();
+  t.mcp = std::make_shared<const McpTools>(servers, std::map<std::string, McpServerConfig>{});
+  auto s = spec("find it");
+  s.first_task = true;
+  TaskLoop loop(s, t);
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto n = names(steps);
+  CHECK(has(n, "emit:mcp_startup_update"));
+  CHECK(has(n, "emit:mcp_startup_complete"));
+  auto& offered = last_request(steps).prompt.tools;
+  CHECK(std::any_of(offered.begin(), offered.end(), [](const ToolSpec& t) { return t.name == "mcp__docs__search"; }));
+
+  steps.clear();
+  std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"mcp__docs__search", R"({"q":"serde"})", "call-9"}},
+                               Completed{TokenUsage{}, "tool_calls"}};
+  loop.on_model_events(1, call, steps);
+  n = names(steps);
+  CHECK(has(n, "emit:mcp_tool_call_begin"));
+  REQUIRE(n.back() == "call_mcp");
+  auto& mcp_call = std::get<TaskLoop::CallMcp>(steps.back()).call;
+  CHECK(mcp_call.tool == "search");
+  CHECK(mcp_call.arguments->text == R"({"q":"serde"})");
+
+  steps.clear();
+  loop.interrupt(steps);
+  n = names(steps);
+  REQUIRE(n.size() >= 3);
+  CHECK(n[0] == "emit:mcp_tool_call_end");
+  CHECK(std::get<TaskLoop::Emit>(steps[0]).msg.get_if<McpToolCallEndEvent>()->result.text ==
+        R"({"Err":"cancelled: the turn was interrupted"})");
+  CHECK(has(n, "emit:turn_aborted"));
+  CHECK(n.back() == "finish:aborted");
 }
