@@ -322,8 +322,7 @@ struct McpElicitationReply {
 
 // A server's progress notification for a running call.
 struct McpProgress {
-  std::string key;
-  std::string message;
+  std::string key, message;
   LLMX_FIELDS(v("key", s.key); v("message", s.message))
 };
 

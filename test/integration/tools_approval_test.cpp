@@ -37,6 +37,13 @@ struct ApprovalFixture {
     seen_ = m.index() + 1;
     return m;
   }
+  // Runs `cmd`, answers its one approval request with `reply`, and returns the call's response.
+  Message call_answered(const std::string& cmd, std::string_view reply) {
+    auto id = call(cmd);
+    auto ask = next_elicitation();
+    f.mcp.respond(ask.id(), reply);
+    return f.mcp.wait_for_response(id);
+  }
   size_t elicitations() const {
     size_t n = 0;
     for (const auto& m : f.mcp.log()) n += m.is_request() && m.method() == "elicitation/create";
@@ -114,10 +121,7 @@ TEST_CASE("tools/approval: decline and a JSON-RPC error reply both deny; the mod
 
 TEST_CASE("tools/approval: the legacy {decision: approved} reply runs the command") {
   ApprovalFixture a;
-  auto id = a.call("touch legacy.txt");
-  auto ask = a.next_elicitation();
-  a.f.mcp.respond(ask.id(), R"({"decision":"approved"})");
-  auto resp = a.f.mcp.wait_for_response(id);
+  auto resp = a.call_answered("touch legacy.txt", R"({"decision":"approved"})");
   CHECK_FALSE(result_is_error(resp));
   CHECK(fs::exists(a.ws.file("legacy.txt")));
   CHECK(contains(a.last_tool_output(), "Exit code: 0"));
@@ -125,14 +129,11 @@ TEST_CASE("tools/approval: the legacy {decision: approved} reply runs the comman
 
 TEST_CASE("tools/approval: abort ends the call as an aborted turn and nothing runs") {
   ApprovalFixture a;
-  auto id = a.call("touch aborted.txt");
-  auto ask = a.next_elicitation();
-  a.f.mcp.respond(ask.id(), R"({"action":"accept","content":{"decision":"abort"}})");
-  auto resp = a.f.mcp.wait_for_response(id);
+  auto resp = a.call_answered("touch aborted.txt", R"({"action":"accept","content":{"decision":"abort"}})");
   INFO(resp.line());
   CHECK(result_is_error(resp));
   CHECK(result_text(resp) == "Turn aborted: interrupted");
-  auto events = a.f.mcp.events_for(id);
+  auto events = a.f.mcp.events_for(resp.id());
   CHECK(events_of_type(events, "turn_aborted").size() == 1);
   CHECK(events_of_type(events, "task_complete").empty());
   CHECK(events_of_type(events, "exec_command_begin").empty());
@@ -169,10 +170,7 @@ TEST_CASE("tools/approval: an unanswered request is denied after approval_timeou
 
 TEST_CASE("tools/approval: approved_for_session is not asked again for the same command in the conversation") {
   ApprovalFixture a;
-  auto first = a.call("touch session.txt");
-  auto ask = a.next_elicitation();
-  a.f.mcp.respond(ask.id(), R"({"action":"accept","content":{"decision":"approved_for_session"}})");
-  auto r1 = a.f.mcp.wait_for_response(first);
+  auto r1 = a.call_answered("touch session.txt", R"({"action":"accept","content":{"decision":"approved_for_session"}})");
   REQUIRE_FALSE(result_is_error(r1));
   REQUIRE(fs::exists(a.ws.file("session.txt")));
   fs::remove(a.ws.file("session.txt"));
