@@ -17,6 +17,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kPingWait = std::chrono::seconds(10);  // a server that misses this is hung
 constexpr auto kMaxBackoff = std::chrono::seconds(30);
 constexpr auto kStableFor = std::chrono::seconds(60);  // up this long: its failures are forgiven
+constexpr auto kReplyMargin = std::chrono::seconds(15);  // beyond a client's own timeouts
 
 std::chrono::milliseconds seconds_ms(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
 
@@ -280,7 +281,12 @@ mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
         auto result = std::make_shared<McpServers>();
         auto remaining = std::make_shared<size_t>(0);
         auto promise = self->make_response_promise<McpServers>();
-        std::vector<std::pair<size_t, mcp_client_actor>> asks;
+        struct Ask {
+          size_t index;
+          mcp_client_actor client;
+          std::chrono::milliseconds limit;  // bounded even if the client itself died
+        };
+        std::vector<Ask> asks;
         for (auto& [name, config] : connect.servers) {
           if (!config.enabled) continue;
           McpServerStatus status;
@@ -294,7 +300,8 @@ mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
           auto it = self->state.clients.find(key);
           if (it == self->state.clients.end())
             it = self->state.clients.emplace(key, spawn_mcp_client(self, name, config)).first;
-          asks.emplace_back(result->servers.size(), it->second);
+          auto limit = std::chrono::milliseconds(static_cast<int64_t>(config.startup_timeout() * 1000)) + kReplyMargin;
+          asks.push_back(Ask{result->servers.size(), it->second, limit});
           result->servers.push_back(std::move(status));
         }
         *remaining = asks.size();
@@ -302,12 +309,12 @@ mcp_hub_actor::behavior_type mcp_hub_impl(hub_ptr self) {
           promise.deliver(std::move(*result));
           return promise;
         }
-        for (auto& [index, client] : asks) {
-          auto i = index;
+        for (auto& ask : asks) {
+          auto i = ask.index;
           auto done = [=]() mutable {
             if (--*remaining == 0) promise.deliver(std::move(*result));
           };
-          self->request(client, caf::infinite, status_atom::value)
+          self->request(ask.client, ask.limit, status_atom::value)
               .then([=](McpServerStatus& s) mutable {
                      result->servers[i] = std::move(s);
                      done();

@@ -33,7 +33,9 @@ McpTools::McpTools(const McpServers& servers, const std::map<std::string, McpSer
       }
       auto qualified = names.add(status.server, tool.name);
       specs_.push_back(ToolSpec{qualified, tool.description, RawJson{std::get<std::string>(std::move(schema))}});
-      targets_[qualified] = Target{status.server, tool.name, tool.read_only, status.client};
+      auto timeout = cfg != configs.end() ? cfg->second.tool_timeout() : McpServerConfig{}.tool_timeout();
+      targets_[qualified] = Target{status.server, tool.name, tool.read_only, status.client,
+                                   static_cast<int64_t>(timeout * 1000)};
       json::Writer w;
       w.begin_object().field("name", tool.name);
       if (!tool.description.empty()) w.field("description", tool.description);

@@ -21,6 +21,7 @@ class McpTools {
     std::string tool;  // the server's own name
     bool read_only = false;
     caf::strong_actor_ptr client;
+    int64_t timeout_ms = 60000;  // the server's tool_timeout_sec
   };
 
   McpTools() = default;

@@ -213,7 +213,7 @@ void TaskLoop::advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps
   } else if (auto* run = std::get_if<ToolFlow::Run>(&step)) {
     out.push_back(Run{std::move(run->request), flow_generation_});
   } else if (auto* mcp = std::get_if<ToolFlow::CallMcp>(&step)) {
-    out.push_back(CallMcp{std::move(mcp->call), std::move(mcp->client), flow_generation_});
+    out.push_back(CallMcp{std::move(mcp->call), std::move(mcp->client), mcp->timeout_ms, flow_generation_});
   } else {
     auto& done = std::get<ToolFlow::Done>(step);
     outputs_.push_back(FunctionCallOutputItem{flow_->call().call_id, std::move(done.output), std::move(done.parts)});

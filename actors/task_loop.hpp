@@ -54,6 +54,7 @@ class TaskLoop {
   struct CallMcp {
     McpCall call;
     caf::strong_actor_ptr client;
+    int64_t timeout_ms = 60000;  // the client answers within this (its tool timeout)
     uint64_t generation = 0;
   };
   // The task is over (its last event was emitted): stop streaming and running, report it.

@@ -298,7 +298,7 @@ ToolFlow::Step ToolFlow::call_mcp(std::vector<EventMsg>& events) {
   McpCall call;
   call.tool = mcp_target_->tool;
   call.arguments = mcp_invocation_.arguments;
-  return CallMcp{std::move(call), mcp_target_->client};
+  return CallMcp{std::move(call), mcp_target_->client, mcp_target_->timeout_ms};
 }
 
 ToolFlow::Step ToolFlow::on_mcp(const McpCallResult& result, std::vector<EventMsg>& events) {

@@ -48,6 +48,7 @@ class ToolFlow {
   struct CallMcp {
     McpCall call;
     caf::strong_actor_ptr client;
+    int64_t timeout_ms = 60000;  // the client answers within this (its tool timeout)
   };
   struct Done {
     std::string output;

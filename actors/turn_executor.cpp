@@ -121,7 +121,8 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
       m->call.key = fmt::format("{}/{}", self->id(), ++st.mcp_calls);
       m->call.caller = caf::actor_cast<caf::strong_actor_ptr>(self);
       st.mcp_call.emplace(client, m->call.key);
-      self->request(client, caf::infinite, std::move(m->call))
+      // The client answers within the tool timeout; the margin covers a client that died.
+      self->request(client, std::chrono::milliseconds(m->timeout_ms) + std::chrono::seconds(15), std::move(m->call))
           .then(
               [=](McpCallResult& result) {
                 self->state.mcp_call.reset();
