@@ -45,7 +45,7 @@ bool group_has_live_members(pid_t pgid) {
   DIR* proc = ::opendir("/proc");
   if (!proc) return true;
   bool alive = false;
-  char path[64], stat[512];
+  char path[300], stat[512];  // "/proc/" + a name of up to 255 bytes + "/stat"
   while (dirent* e = ::readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     std::snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);

@@ -132,7 +132,7 @@ struct Transfer {
 struct Op {
   RequestId id = 0;
   std::unique_ptr<Transfer> transfer;
-  std::optional<std::chrono::milliseconds> grace;
+  std::optional<std::chrono::milliseconds> grace = std::nullopt;
 };
 
 }  // namespace

@@ -188,19 +188,19 @@ struct Config {
 // What a front end may override, highest precedence last: config.toml < profile < `-c` <
 // these typed values.
 struct ConfigOverrides {
-  std::optional<std::string> model;
-  std::optional<std::string> profile;
-  std::optional<std::string> cwd;
-  std::optional<AskForApproval> approval_policy;
-  std::optional<SandboxMode> sandbox_mode;
-  std::optional<std::string> model_provider;
-  std::optional<std::string> base_instructions;
-  std::optional<std::string> developer_instructions;
-  std::optional<std::string> compact_prompt;
+  std::optional<std::string> model = {};
+  std::optional<std::string> profile = {};
+  std::optional<std::string> cwd = {};
+  std::optional<AskForApproval> approval_policy = {};
+  std::optional<SandboxMode> sandbox_mode = {};
+  std::optional<std::string> model_provider = {};
+  std::optional<std::string> base_instructions = {};
+  std::optional<std::string> developer_instructions = {};
+  std::optional<std::string> compact_prompt = {};
   // `-c key.path=value` (value parsed as TOML, else taken as a string).
-  std::vector<std::string> cli_overrides;
+  std::vector<std::string> cli_overrides = {};
   // Dotted keys with JSON values (the MCP tool's `config` object).
-  std::vector<std::pair<std::string, RawJson>> json_overrides;
+  std::vector<std::pair<std::string, RawJson>> json_overrides = {};
 
   // These overrides with `over` applied on top: its set fields replace ours, its `-c` and JSON
   // overrides come after ours (so they win). The one place settings are patched from overrides.

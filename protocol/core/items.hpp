@@ -81,7 +81,7 @@ struct FunctionCallOutputItem {
   std::string output;
   // The output as parts, when it holds images (an MCP tool's result): the Responses wire sends
   // these instead of the text; the Chat wire cannot and sends the text.
-  std::optional<std::vector<ContentItem>> content_items;
+  std::optional<std::vector<ContentItem>> content_items = std::nullopt;
   template <class S, class V>
   static void fields(S& s, V&& v) {
     v("call_id", s.call_id);
