@@ -1,0 +1,175 @@
+#include "protocol/rpc/exec_events.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/base/json_writer.hpp"
+#include "protocol/rpc/v2_events.hpp"
+
+namespace llmx::exec_events {
+
+namespace {
+
+std::string simple(std::string_view type) {
+  json::Writer w;
+  w.begin_object().field("type", type).end_object();
+  return w.take();
+}
+
+std::string with_error(std::string_view type, const std::string& message) {
+  json::Writer w;
+  w.begin_object().field("type", type).key("error").begin_object().field("message", message).end_object();
+  w.end_object();
+  return w.take();
+}
+
+// The `{"Ok": CallToolResult}` / `{"Err": "..."}` of mcp_tool_call_end as the item's result and
+// error fields, and its status.
+void mcp_result(json::Writer& w, const RawJson& result) {
+  json::Parser p;
+  auto root = p.parse(result.text);
+  auto ok = root.at_key("Ok");
+  if (ok.error() == simdjson::SUCCESS && ok.value_unsafe().is_object()) {
+    auto o = ok.value_unsafe().get_object().value_unsafe();
+    w.key("result").begin_object().key("content");
+    auto content = o["content"];
+    w.raw(content.error() == simdjson::SUCCESS ? json::to_text(content.value_unsafe()) : "[]");
+    w.key("structured_content");
+    auto structured = o["structuredContent"];
+    structured.error() == simdjson::SUCCESS ? (void)w.raw(json::to_text(structured.value_unsafe())) : (void)w.null();
+    w.end_object();
+    w.key("error").null();
+    auto is_error = o["isError"];
+    bool failed = is_error.error() == simdjson::SUCCESS && is_error.value_unsafe().is_bool() &&
+                  is_error.value_unsafe().get_bool().value_unsafe();
+    w.field("status", failed ? "failed" : "completed");
+    return;
+  }
+  auto err = root.at_key("Err");
+  std::string message = err.error() == simdjson::SUCCESS && err.value_unsafe().is_string()
+                            ? std::string(err.value_unsafe().get_string().value_unsafe())
+                            : "the call failed";
+  w.key("result").null();
+  w.key("error").begin_object().field("message", message).end_object();
+  w.field("status", "failed");
+}
+
+}  // namespace
+
+std::string Translator::next_id() { return fmt::format("item_{}", next_item_++); }
+
+std::string Translator::item_line(std::string_view type, std::string_view item_json) {
+  json::Writer w;
+  w.begin_object().field("type", type).key("item").raw(item_json).end_object();
+  return w.take();
+}
+
+void Translator::translate(const Event& ev, std::vector<std::string>& out) {
+  const auto& msg = ev.msg;
+  json::Writer w;
+  if (auto* sc = msg.get_if<SessionConfiguredEvent>()) {
+    w.begin_object().field("type", "thread.started").field("thread_id", sc->session_id).end_object();
+    out.push_back(w.take());
+  } else if (msg.is<TaskStartedEvent>()) {
+    error_.reset();
+    usage_ = {};
+    out.push_back(simple("turn.started"));
+  } else if (auto* a = msg.get_if<AgentMessageEvent>()) {
+    w.begin_object().field("id", next_id()).field("type", "agent_message").field("text", a->message).end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* r = msg.get_if<AgentReasoningEvent>()) {
+    w.begin_object().field("id", next_id()).field("type", "reasoning").field("text", r->text).end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* b = msg.get_if<ExecCommandBeginEvent>()) {
+    auto& run = running_[b->call_id];
+    run.id = next_id();
+    run.command = v2::join_command(b->command);
+    w.begin_object().field("id", run.id).field("type", "command_execution").field("command", run.command);
+    w.field("aggregated_output", "").key("exit_code").null().field("status", "in_progress").end_object();
+    out.push_back(item_line("item.started", w.take()));
+  } else if (auto* e = msg.get_if<ExecCommandEndEvent>()) {
+    auto it = running_.find(e->call_id);
+    auto id = it != running_.end() ? it->second.id : next_id();
+    auto command = it != running_.end() ? it->second.command : std::string();
+    if (it != running_.end()) running_.erase(it);
+    w.begin_object().field("id", id).field("type", "command_execution").field("command", command);
+    w.field("aggregated_output", e->aggregated_output).field("exit_code", e->exit_code);
+    w.field("status", e->exit_code == 0 ? "completed" : "failed").end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* pb = msg.get_if<PatchApplyBeginEvent>()) {
+    auto& run = running_[pb->call_id];
+    run.id = next_id();
+    json::Writer changes;
+    changes.begin_array();
+    for (const auto& [path, change] : pb->changes)
+      changes.begin_object().field("path", path).field("kind", change.kind()).end_object();
+    changes.end_array();
+    run.changes = changes.take();
+  } else if (auto* pe = msg.get_if<PatchApplyEndEvent>()) {
+    auto it = running_.find(pe->call_id);
+    auto id = it != running_.end() ? it->second.id : next_id();
+    auto changes = it != running_.end() ? it->second.changes : std::string("[]");
+    if (it != running_.end()) running_.erase(it);
+    w.begin_object().field("id", id).field("type", "file_change").key("changes").raw(changes);
+    w.field("status", pe->success ? "completed" : "failed").end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* mb = msg.get_if<McpToolCallBeginEvent>()) {
+    auto& run = running_[mb->call_id];
+    run.id = next_id();
+    run.invocation = mb->invocation;
+    w.begin_object().field("id", run.id).field("type", "mcp_tool_call").field("server", mb->invocation.server);
+    w.field("tool", mb->invocation.tool).key("arguments");
+    mb->invocation.arguments ? (void)w.raw(mb->invocation.arguments->text) : (void)w.null();
+    w.key("result").null().key("error").null().field("status", "in_progress").end_object();
+    out.push_back(item_line("item.started", w.take()));
+  } else if (auto* me = msg.get_if<McpToolCallEndEvent>()) {
+    auto it = running_.find(me->call_id);
+    auto id = it != running_.end() ? it->second.id : next_id();
+    if (it != running_.end()) running_.erase(it);
+    w.begin_object().field("id", id).field("type", "mcp_tool_call").field("server", me->invocation.server);
+    w.field("tool", me->invocation.tool).key("arguments");
+    me->invocation.arguments ? (void)w.raw(me->invocation.arguments->text) : (void)w.null();
+    mcp_result(w, me->result);
+    w.end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* plan = msg.get_if<PlanUpdateEvent>()) {
+    json::Writer items;
+    items.begin_array();
+    for (const auto& step : plan->plan)
+      items.begin_object().field("text", step.step).field("completed", step.status == StepStatus::completed).end_object();
+    items.end_array();
+    todo_items_ = items.take();
+    bool first = !todo_id_;
+    if (first) todo_id_ = next_id();
+    w.begin_object().field("id", *todo_id_).field("type", "todo_list").key("items").raw(todo_items_).end_object();
+    out.push_back(item_line(first ? "item.started" : "item.updated", w.take()));
+  } else if (auto* warn = msg.get_if<WarningEvent>()) {
+    w.begin_object().field("id", next_id()).field("type", "error").field("message", warn->message).end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  } else if (auto* err = msg.get_if<ErrorEvent>()) {
+    error_ = err->message;
+    w.begin_object().field("type", "error").field("message", err->message).end_object();
+    out.push_back(w.take());
+  } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
+    if (tc->info) usage_ = tc->info->total_token_usage;
+  } else if (msg.is<TaskCompleteEvent>() || msg.is<TurnAbortedEvent>()) {
+    if (todo_id_) {  // the plan as it stood at the end
+      w.begin_object().field("id", *todo_id_).field("type", "todo_list").key("items").raw(todo_items_).end_object();
+      out.push_back(item_line("item.completed", w.take()));
+      todo_id_.reset();
+    }
+    if (auto* aborted = msg.get_if<TurnAbortedEvent>()) {
+      out.push_back(with_error("turn.failed", "turn aborted: " + std::string(enum_name(aborted->reason))));
+    } else if (error_) {
+      out.push_back(with_error("turn.failed", *error_));
+    } else {
+      json::Writer done;
+      done.begin_object().field("type", "turn.completed").key("usage").begin_object();
+      done.field("input_tokens", usage_.input_tokens).field("cached_input_tokens", usage_.cached_input_tokens);
+      done.field("output_tokens", usage_.output_tokens).end_object().end_object();
+      out.push_back(done.take());
+    }
+    running_.clear();
+  }
+}
+
+}  // namespace llmx::exec_events
