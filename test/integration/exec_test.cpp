@@ -18,10 +18,10 @@ TEST_CASE("exec: prints the streamed answer and exits 0") {
   CHECK(r.err.empty());
 }
 
-TEST_CASE("exec: --json prints one event object per line from session_configured to task_complete") {
+TEST_CASE("exec: --core-events prints one event object per line from session_configured to task_complete") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "--json", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
+  auto r = run_llmx({"exec", "--core-events", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
   INFO("stderr: " << r.err);
   CHECK(r.status.describe() == "exit code 0");
   REQUIRE(!r.out.empty());
@@ -93,4 +93,52 @@ TEST_CASE("exec: a broken config.toml exits non-zero before contacting the model
   CHECK(r.err.rfind("error: ", 0) == 0);
   CHECK(r.err.find("config.toml") != std::string::npos);
   CHECK(Message(mock.requests_json()).text("/requests") == "[]");
+}
+
+TEST_CASE("exec: --json (and --experimental-json) prints the SDK's event stream: thread, turn, items, usage") {
+  TempDir home;
+  TempDir work;
+  MockLlm mock;
+  for (const char* flag : {"--json", "--experimental-json"}) {
+    auto r = run_llmx({"exec", flag, "-s", "danger-full-access", "@mock:shell cmd=echo from-shell"},
+                      llmx_env(home.path(), mock.url()), kDefaultTimeout, work.path());
+    INFO("flag " << flag << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.status.describe() == "exit code 0");
+    auto lines = parse_json_lines(r.out);
+    REQUIRE(lines.size() >= 6);
+    CHECK(lines[0].str("/type") == "thread.started");
+    CHECK(lines[0].str("/thread_id").size() == 36);
+    CHECK(lines[1].str("/type") == "turn.started");
+    std::vector<std::string> types;
+    for (const auto& l : lines) types.push_back(l.str("/type") + (l.has("/item/type") ? ":" + l.str("/item/type") : ""));
+    auto has = [&](const std::string& t) { return std::find(types.begin(), types.end(), t) != types.end(); };
+    CHECK(has("item.started:command_execution"));
+    CHECK(has("item.completed:command_execution"));
+    CHECK(has("item.completed:agent_message"));
+    for (const auto& l : lines)
+      if (l.str("/type") == "item.completed" && l.str("/item/type") == "command_execution") {
+        CHECK(l.str("/item/command") == "bash -lc 'echo from-shell'");
+        CHECK(l.str("/item/aggregated_output") == "from-shell\n");
+        CHECK(l.integer("/item/exit_code") == 0);
+        CHECK(l.str("/item/status") == "completed");
+      }
+    CHECK(lines.back().str("/type") == "turn.completed");
+    CHECK(lines.back().integer("/usage/input_tokens") > 0);
+    CHECK(lines.back().has("/usage/cached_input_tokens"));
+    CHECK(lines.back().has("/usage/output_tokens"));
+  }
+}
+
+TEST_CASE("exec: --json reports a failing turn as error and turn.failed") {
+  TempDir home;
+  MockLlm mock;
+  auto r = run_llmx({"exec", "--json", "@mock:error400"},
+                    llmx_env(home.path(), mock.url()));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.status.describe() == "exit code 1");
+  auto lines = parse_json_lines(r.out);
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[lines.size() - 2].str("/type") == "error");
+  CHECK(lines.back().str("/type") == "turn.failed");
+  CHECK_FALSE(lines.back().str("/error/message").empty());
 }

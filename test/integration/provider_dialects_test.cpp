@@ -1,4 +1,4 @@
-// Every provider dialect of mock-llm end to end through `llmx exec --json` (issue 6): the text,
+// Every provider dialect of mock-llm end to end through `llmx exec --core-events` (issue 6): the text,
 // shell and apply_patch scenarios as OpenAI, Claude and Gemini behind LiteLLM, DeepSeek, vLLM /
 // Ollama and Azure stream them; reasoning passed back the way DeepSeek and Claude need it; and
 // the Responses wire (wire_api = "responses") running the same scenarios.
@@ -21,7 +21,7 @@ struct Workspace {
   TempDir ws{"llmx-dialect-ws"};
   MockLlm mock;
 
-  // `llmx exec --json -s workspace-write <flags> -- <prompt>` in the workspace; its events.
+  // `llmx exec --core-events -s workspace-write <flags> -- <prompt>` in the workspace; its events.
   std::vector<Message> exec(const std::string& prompt, std::vector<std::string> flags = {}) {
     flags.insert(flags.begin(), {"-s", "workspace-write"});
     auto r = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());

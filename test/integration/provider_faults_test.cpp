@@ -26,7 +26,7 @@ struct Provider {
   TempDir home{"llmx-faults"};
   MockLlm mock;
 
-  // `llmx exec --json` with quick retries (1 request retry, 2 stream retries, a 500 ms idle
+  // `llmx exec --core-events` with quick retries (1 request retry, 2 stream retries, a 500 ms idle
   // timeout) unless `flags` say otherwise.
   Run exec(const std::string& prompt, std::vector<std::string> flags = {}) {
     flags.insert(flags.begin(), {"-c", "model_providers.litellm.request_max_retries=1", "-c",

@@ -85,7 +85,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   CHECK(contains(text, "what was the word?"));
   CHECK(contains(last_request_text(mock), "PELICAN"));  // the old history went to the model
 
-  auto third = run_llmx({"exec", "--json", "resume", id, "and again @mock:text deltas=2"}, env);
+  auto third = run_llmx({"exec", "--core-events", "resume", id, "and again @mock:text deltas=2"}, env);
   INFO("stderr: " << third.err);
   REQUIRE(third.status.ok());
   auto events = parse_json_lines(third.out);
@@ -127,7 +127,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   // Simulate the worst case of a crash mid-write as well: a cut last line.
   { std::ofstream(file, std::ios::app) << R"({"timestamp":"2026-01-01T00:00:00.000Z","type":"response_it)"; }
 
-  auto r = run_llmx({"exec", "--json", "resume", "--last", "what is the secret? @mock:text deltas=2"}, env);
+  auto r = run_llmx({"exec", "--core-events", "resume", "--last", "what is the secret? @mock:text deltas=2"}, env);
   INFO("stderr: " << r.err);
   REQUIRE(r.status.ok());
   CHECK(contains(last_request_text(mock), "OSPREY"));
@@ -267,7 +267,7 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
   auto env = llmx_env(home.path(), mock.url());
   // The first response reports 50000 prompt tokens (over the limit of 20000); the compaction
   // request and the continued turn report the real (small) size.
-  auto r = run_llmx({"exec", "--json", "-c", "model_auto_compact_token_limit=20000", "-c",
+  auto r = run_llmx({"exec", "--core-events", "-c", "model_auto_compact_token_limit=20000", "-c",
                      "compact_prompt=Summarise please.",
                      "big task ZEBRA @mock:text deltas=2 prompt_tokens=50000 prompt_tokens_times=1"},
                     env);

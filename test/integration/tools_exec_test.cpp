@@ -1,4 +1,4 @@
-// Tools through `llmx exec --json`: the real binary runs the mock model's shell, apply_patch and
+// Tools through `llmx exec --core-events`: the real binary runs the mock model's shell, apply_patch and
 // update_plan calls in a temp git workspace, under the sandbox modes of engine.md §6 / DECISIONS E11.
 // `bash -lc` may print login-profile noise on stderr here, so checks look at stdout and files.
 #include <doctest/doctest.h>
@@ -28,7 +28,7 @@ struct ExecWorkspace {
     REQUIRE(fs::is_directory(ws.file(".git")));
   }
 
-  // `llmx exec --json <flags...> -- <prompt>` in the workspace; the events, parsed.
+  // `llmx exec --core-events <flags...> -- <prompt>` in the workspace; the events, parsed.
   std::vector<Message> exec(const std::vector<std::string>& flags, const std::string& prompt,
                             ExecResult* raw = nullptr) {
     auto r = run_exec_json(flags, prompt, llmx_env(home.path(), mock.url()), kDefaultTimeout, ws.path());

@@ -18,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// `llmx exec --json <flags> -- <prompt>` with its own home and the given mock; the events.
+// `llmx exec --core-events <flags> -- <prompt>` with its own home and the given mock; the events.
 std::vector<Message> exec_events(MockLlm& mock, const std::vector<std::string>& flags, const std::string& prompt,
                                  Duration timeout = kDefaultTimeout) {
   TempDir home{"llmx-tools-home"};

@@ -84,7 +84,7 @@ class Message {
 
   // `llmx/event` notifications.
   bool is_event() const { return method() == "llmx/event"; }
-  // The event type of an `llmx/event[/<type>]` notification or of an `llmx exec --json` line.
+  // The event type of an `llmx/event[/<type>]` notification or of an `llmx exec --core-events` line.
   std::string event_type() const { return has("/params/msg/type") ? str("/params/msg/type") : str_or("/msg/type", ""); }
   std::string event_request_id() const { return has("/params/_meta/requestId") ? text("/params/_meta/requestId") : ""; }
 
@@ -230,7 +230,7 @@ struct ExecResult {
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout = kDefaultTimeout,
                     const std::string& cwd = {});
 
-// `llmx exec --json <flags...> -- <prompt>` to completion: the result and its event lines.
+// `llmx exec --core-events <flags...> -- <prompt>` to completion: the result and its event lines.
 struct ExecJson {
   ExecResult raw;
   std::vector<Message> events;
@@ -248,7 +248,7 @@ ExecJson run_exec_json(const std::vector<std::string>& flags, const std::string&
 // Splits text into lines (without the '\n'); a trailing newline adds no empty line.
 std::vector<std::string> split_lines(std::string_view text);
 
-// Every line of `text` parsed as JSON (`llmx exec --json` output); throws on a bad line.
+// Every line of `text` parsed as JSON (`llmx exec --core-events` output); throws on a bad line.
 std::vector<Message> parse_json_lines(std::string_view text);
 
 // GET /_mock/requests, parsed: {"requests":[<chat request bodies>...]}.

@@ -1,4 +1,4 @@
-// `llmx exec --json`'s event stream (protocol/rpc/exec_events.hpp): the SDK's contract made from
+// `llmx exec --core-events`'s event stream (protocol/rpc/exec_events.hpp): the SDK's contract made from
 // core events — thread and turn lines, items started and completed with stable ids, the plan as
 // a todo_list, usage at the end, and failures.
 #include <doctest/doctest.h>

@@ -124,7 +124,7 @@ void loop_throughput(sandbox::ProcessLoop& loop, const std::string& cwd, const s
                   bad_exits ? fmt::format(", {} bad exits", bad_exits) : ""));
 }
 
-// (c) `llmx exec --json` running a 100 MB (135 MB as base64) command: the exec_command_output_delta
+// (c) `llmx exec --core-events` running a 100 MB (135 MB as base64) command: the exec_command_output_delta
 // bytes the client receives and how fast.
 void exec_throughput(const ToolsBenchEnv& env, const std::function<void(std::string)>& row) {
   const std::string cwd = env.home + "/exec-cwd";
@@ -132,7 +132,7 @@ void exec_throughput(const ToolsBenchEnv& env, const std::function<void(std::str
   fs::create_directories(env.home + "/exec-home");  // LLMX_HOME must exist
   const std::string prompt = "@mock:shell timeout_ms=120000 cmd=head -c 100000000 /dev/zero | base64 -w 76";
   auto t0 = steady_clock::now();
-  Child child({env.llmx, "exec", "--json", "-s", "danger-full-access", "-a", "never", "-C", cwd, "--", prompt},
+  Child child({env.llmx, "exec", "--core-events", "-s", "danger-full-access", "-a", "never", "-C", cwd, "--", prompt},
               {{"LLMX_HOME", env.home + "/exec-home"}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
   child.close_stdin();
   json::Parser parser;
@@ -174,7 +174,7 @@ void exec_throughput(const ToolsBenchEnv& env, const std::function<void(std::str
   double wall = ms_between(t0, steady_clock::now()) / 1000.0;
   double stream_secs = ms_between(begin, end) / 1000.0;
   double live_secs = chunks ? ms_between(first_delta, last_delta) / 1000.0 : 0;
-  row(fmt::format("| `llmx exec --json`, 100 MB → 135 MB base64 command output, danger-full-access: stdout deltas "
+  row(fmt::format("| `llmx exec --core-events`, 100 MB → 135 MB base64 command output, danger-full-access: stdout deltas "
                   "received | {} chunks, {:.1f} MB delivered live ({:.0f} MB/s over the {:.2f} s from the first to "
                   "the last delta); exec_command_begin → end {:.2f} s (whole command {:.0f} MB/s); end event keeps "
                   "{:.2f} MB of stdout; exit {}, turn {}, llmx exit {}, {:.2f} s wall |",

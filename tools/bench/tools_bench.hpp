@@ -1,5 +1,5 @@
 // llmx-bench rows for tool execution: child start latency with and without the sandbox, output
-// throughput through sandbox::ProcessLoop, and end to end through `llmx exec --json`.
+// throughput through sandbox::ProcessLoop, and end to end through `llmx exec --core-events`.
 #pragma once
 
 #include <functional>

@@ -7,6 +7,7 @@
 #include "actors/engine.hpp"
 #include "actors/rollout_store.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/exec_events.hpp"
 #include "termination.hpp"
 #include "transport/curl_api.hpp"
 
@@ -44,9 +45,19 @@ int run_exec(const ExecOptions& options) {
     std::optional<conversation_actor> conv;
     bool interrupted = false;
     std::string failure;
+    const bool machine = options.json || options.core_events;  // stdout carries JSON lines only
+    exec_events::Translator translator;
+    std::vector<std::string> lines;
+    auto print = [&](const Event& ev) {
+      if (options.core_events) return out(json::to_json(ev) + "\n");
+      if (!options.json) return;
+      lines.clear();
+      translator.translate(ev, lines);
+      for (auto& l : lines) out(l + "\n");
+    };
     auto on_started = [&](conversation_actor c, SessionConfiguredEvent sc) {
       conv = c;
-      if (options.json) out(json::to_json(Event{"", sc}) + "\n");
+      print(Event{"", sc});
     };
     auto on_error = [&](caf::error& err) { failure = error_text(err); };
     if (options.resume_id || options.resume_last) {
@@ -79,9 +90,9 @@ int run_exec(const ExecOptions& options) {
           [&](ConversationEvents& batch) {
             for (const auto& ev : batch.events) {
               const auto& msg = ev.msg;
-              if (options.json) out(json::to_json(ev) + "\n");
+              print(ev);
               if (auto* d = msg.get_if<AgentMessageDeltaEvent>()) {
-                if (!options.json) out(d->delta);
+                if (!machine) out(d->delta);
                 printed = true;
               } else if (auto* e = msg.get_if<ErrorEvent>()) {
                 failure = e->message;
@@ -99,7 +110,7 @@ int run_exec(const ExecOptions& options) {
             interrupted = true;
             self->send(*conv, submit_atom::value, Submission{"", InterruptOp{}});
           });
-      if (printed && !options.json) out("\n");
+      if (printed && !machine) out("\n");
       code = failure.empty() ? 0 : 1;
     }
     if (!failure.empty()) fmt::print(stderr, "error: {}\n", failure);

@@ -1,4 +1,5 @@
-// `llmx exec PROMPT`: one task, answer streamed to stdout (or JSON events with --json).
+// `llmx exec PROMPT`: one task, answer streamed to stdout; with --json the event stream the Codex
+// SDK reads (protocol/rpc/exec_events.hpp), with --core-events every core event.
 #pragma once
 
 #include <optional>
@@ -10,7 +11,8 @@ namespace llmx::cli {
 
 struct ExecOptions {
   std::string prompt;
-  bool json = false;
+  bool json = false;         // --json / --experimental-json: the SDK's event stream
+  bool core_events = false;  // --core-events: every core event as one JSON line
   // `llmx exec resume <id> PROMPT` / `llmx exec resume --last PROMPT`: continue a stored thread,
   // appending to its rollout.
   std::optional<std::string> resume_id;

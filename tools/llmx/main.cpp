@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
   std::string sandbox, approval;
   auto* exec_cmd = app.add_subcommand("exec", "Run one task non-interactively and print the answer");
   exec_cmd->add_option("prompt", exec.prompt, "The task for the agent");
-  exec_cmd->add_flag("--json", exec.json, "Print every event as one JSON line");
+  exec_cmd->add_flag("--json,--experimental-json", exec.json,
+                     "Print the event stream the Codex SDK reads: thread/turn/item events, one JSON line each");
+  exec_cmd->add_flag("--core-events", exec.core_events, "Print every core event as one JSON line");
   auto* resume_cmd = exec_cmd->add_subcommand("resume", "Continue a stored conversation: resume <ID> PROMPT, or --last PROMPT");
   std::vector<std::string> resume_args;
   resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`
