@@ -49,7 +49,8 @@ std::map<std::string, ModelProviderInfo> builtin_providers() {
   ModelProviderInfo litellm;
   litellm.id = "litellm";
   litellm.name = "LiteLLM";
-  litellm.base_url = env("LLMX_BASE_URL").value_or("http://localhost:4000/v1");
+  // LLMX_* first, then what the Codex SDK sets for the binary it drives.
+  litellm.base_url = env("LLMX_BASE_URL").value_or(env("OPENAI_BASE_URL").value_or("http://localhost:4000/v1"));
   litellm.env_key = "LLMX_API_KEY";
   litellm.env_key_instructions = "Set LLMX_API_KEY to your LiteLLM API key. See https://docs.litellm.ai/ for setup.";
   litellm.wire_api = WireApi::chat;
@@ -78,8 +79,11 @@ std::map<std::string, ModelProviderInfo> builtin_providers() {
 BearerToken resolve_bearer_token(const ModelProviderInfo& p) {
   if (p.experimental_bearer_token && !p.experimental_bearer_token->empty())
     return {p.experimental_bearer_token, std::nullopt};
-  if (p.env_key)
+  if (p.env_key) {
     if (auto v = env(p.env_key->c_str())) return {*v, std::nullopt};
+    if (*p.env_key == "LLMX_API_KEY")  // the Codex SDK passes its key as CODEX_API_KEY
+      if (auto v = env("CODEX_API_KEY")) return {*v, std::nullopt};
+  }
   if (may_use_stored_api_key(p) && p.stored_api_key && !p.stored_api_key->empty())
     return {p.stored_api_key, std::nullopt};
   if (!p.env_key) return {};

@@ -142,3 +142,56 @@ TEST_CASE("exec: --json reports a failing turn as error and turn.failed") {
   CHECK(lines.back().str("/type") == "turn.failed");
   CHECK_FALSE(lines.back().str("/error/message").empty());
 }
+
+TEST_CASE("exec: the prompt from stdin (none given, or `-`), the last message to a file, images attached") {
+  TempDir home;
+  TempDir work;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  for (std::vector<std::string> args : {std::vector<std::string>{"exec"}, std::vector<std::string>{"exec", "-"}}) {
+    SpawnOptions o;
+    o.argv = {LLMX_BIN};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.env = env;
+    ChildProcess p(std::move(o));
+    p.write_stdin("@mock:echo piped prompt\n");
+    p.close_stdin();
+    auto out = p.read_all_stdout();
+    CHECK(p.wait().describe() == "exit code 0");
+    CHECK(out == "echo: piped prompt\n");
+  }
+  auto last = work.file("last.txt");
+  auto image = work.write("dot.png", std::string("\x89PNG\r\n\x1a\n", 8));
+  auto r = run_llmx({"exec", "--output-last-message", last, "--image", image, "@mock:text deltas=2 text=final-words"}, env);
+  INFO(r.err);
+  CHECK(r.status.describe() == "exit code 0");
+  CHECK(read_file(last) == "final-words");
+  auto requests = recorded_requests(mock);
+  CHECK(contains(requests.text("/requests"), "data:image/png;base64,"));
+}
+
+TEST_CASE("exec: usage errors exit 2, an unreadable image exits 1, each with a clear message") {
+  TempDir home;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  auto unknown = run_llmx({"exec", "--no-such-flag", "hi"}, env);
+  CHECK(unknown.status.describe() == "exit code 2");
+  CHECK(contains(unknown.err, "--no-such-flag"));
+  auto empty = run_llmx({"exec"}, env);  // stdin is closed: no prompt at all
+  CHECK(empty.status.describe() == "exit code 2");
+  CHECK(contains(empty.err, "a prompt is required"));
+  auto image = run_llmx({"exec", "--image", home.file("missing.png"), "hi"}, env);
+  CHECK(image.status.describe() == "exit code 1");
+  CHECK(contains(image.err, "cannot read image"));
+}
+
+TEST_CASE("exec: the Codex SDK's variables work when the LLMX_* ones are absent") {
+  TempDir home;
+  MockLlm mock;
+  auto r = run_llmx({"exec", "@mock:text deltas=2"},
+                    {{"LLMX_HOME", home.path()}, {"OPENAI_BASE_URL", mock.url()}, {"CODEX_API_KEY", "sdk-key"}});
+  INFO(r.err);
+  CHECK(r.status.describe() == "exit code 0");
+  auto requests = recorded_requests(mock);
+  REQUIRE(requests.has("/requests/0"));
+}

@@ -58,6 +58,7 @@ const std::vector<std::string>& llmx_vars() {
   static const std::vector<std::string> vars = {
       "LLMX_HOME",        "LLMX_BASE_URL",     "LLMX_API_KEY", "LLMX_MAX_LINE_BYTES",
       "LLMX_OSS_BASE_URL", "LLMX_OSS_PORT",    "OPENAI_API_KEY", "LLMX_INTERNAL_ORIGINATOR_OVERRIDE",
+      "OPENAI_BASE_URL",  "CODEX_API_KEY",
       "http_proxy",       "https_proxy",       "HTTP_PROXY",   "HTTPS_PROXY", "ALL_PROXY", "all_proxy"};
   return vars;
 }

@@ -1,6 +1,8 @@
 #include "exec_command.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -31,6 +33,21 @@ int run_exec(const ExecOptions& options) {
   for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
   cfg.session_source = "exec";
   cfg.interactive_approvals = false;
+  for (const auto& dir : options.add_dirs) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(dir, ec).lexically_normal().string();
+    cfg.sandbox_policy.writable_roots.push_back(ec ? dir : abs);
+  }
+  std::vector<UserInput> input{TextInput{options.prompt}};
+  for (const auto& image : options.images) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(image, ec)) {
+      fmt::print(stderr, "error: cannot read image {}: not a readable file\n", image);
+      return 1;
+    }
+    std::error_code abs_ec;
+    input.push_back(LocalImageInput{std::filesystem::absolute(image, abs_ec).string()});
+  }
   http::preload_curl_async();
   TerminationSignals signals;  // before the actor system: its threads inherit the block
   caf::actor_system_config sys_cfg;
@@ -83,9 +100,10 @@ int run_exec(const ExecOptions& options) {
     }
     if (conv) {
       self->send(*conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-      self->send(*conv, submit_atom::value, text_submission(options.prompt));
+      self->send(*conv, submit_atom::value, Submission{"", UserInputOp{std::move(input)}});
       bool done = false;
       bool printed = false;
+      std::string last_message;
       self->receive_while([&] { return !done; })(
           [&](ConversationEvents& batch) {
             for (const auto& ev : batch.events) {
@@ -96,7 +114,8 @@ int run_exec(const ExecOptions& options) {
                 printed = true;
               } else if (auto* e = msg.get_if<ErrorEvent>()) {
                 failure = e->message;
-              } else if (msg.is<TaskCompleteEvent>()) {
+              } else if (auto* tc = msg.get_if<TaskCompleteEvent>()) {
+                if (tc->last_agent_message) last_message = *tc->last_agent_message;
                 done = true;
               } else if (auto* a = msg.get_if<TurnAbortedEvent>()) {
                 failure = "turn aborted: " + std::string(enum_name(a->reason));
@@ -112,6 +131,14 @@ int run_exec(const ExecOptions& options) {
           });
       if (printed && !machine) out("\n");
       code = failure.empty() ? 0 : 1;
+      if (!options.output_last_message.empty()) {
+        std::ofstream file(options.output_last_message, std::ios::binary | std::ios::trunc);
+        file << last_message;
+        if (!file) {
+          fmt::print(stderr, "error: cannot write {}\n", options.output_last_message);
+          code = 1;
+        }
+      }
     }
     if (!failure.empty()) fmt::print(stderr, "error: {}\n", failure);
     self->request(engine.manager, std::chrono::seconds(5), shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});

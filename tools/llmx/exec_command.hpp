@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/config/config.hpp"
 
@@ -17,6 +18,9 @@ struct ExecOptions {
   // appending to its rollout.
   std::optional<std::string> resume_id;
   bool resume_last = false;
+  std::vector<std::string> images;       // --image FILE: attached to the prompt
+  std::vector<std::string> add_dirs;     // --add-dir DIR: writable besides the workspace
+  std::string output_last_message;       // --output-last-message FILE: the final answer, written there
   ConfigOverrides overrides;
 };
 

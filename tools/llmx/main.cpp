@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iostream>
+#include <iterator>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -58,6 +60,12 @@ int main(int argc, char** argv) {
   exec_cmd->add_flag("--json,--experimental-json", exec.json,
                      "Print the event stream the Codex SDK reads: thread/turn/item events, one JSON line each");
   exec_cmd->add_flag("--core-events", exec.core_events, "Print every core event as one JSON line");
+  // One value per occurrence (repeat the flag), so the prompt after them stays the prompt.
+  exec_cmd->add_option("-i,--image", exec.images, "Attach an image file to the prompt (repeatable)")
+      ->allow_extra_args(false)->take_all();
+  exec_cmd->add_option("--add-dir", exec.add_dirs, "Also writable under workspace-write (repeatable)")
+      ->allow_extra_args(false)->take_all();
+  exec_cmd->add_option("-o,--output-last-message", exec.output_last_message, "Write the final answer to this file");
   auto* resume_cmd = exec_cmd->add_subcommand("resume", "Continue a stored conversation: resume <ID> PROMPT, or --last PROMPT");
   std::vector<std::string> resume_args;
   resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`
@@ -115,7 +123,13 @@ int main(int argc, char** argv) {
 
   llmx::cli::add_login_commands(app);
   llmx::cli::add_mcp_command(app, config_overrides);
-  CLI11_PARSE(app, argc, argv);
+  // A usage error (unknown flag, missing value) exits 2, as the reference's CLI does.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
   try {
     if (*exec_cmd) {
       if (*resume_cmd) {
@@ -126,9 +140,16 @@ int main(int argc, char** argv) {
         }
         if (!exec.resume_last) exec.resume_id = resume_args[0];
         exec.prompt = resume_args.back();
-      } else if (exec.prompt.empty()) {
-        fmt::print(stderr, "error: a prompt is required: llmx exec PROMPT\n");
-        return 2;
+      }
+      // No prompt, or `-`: it is read from stdin (so `echo task | llmx exec` works).
+      if (exec.prompt.empty() || exec.prompt == "-") {
+        std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+        if (text.empty()) {
+          fmt::print(stderr, "error: a prompt is required: llmx exec PROMPT, or the prompt on stdin\n");
+          return 2;
+        }
+        exec.prompt = std::move(text);
       }
       exec.overrides.cli_overrides.insert(exec.overrides.cli_overrides.begin(), config_overrides.begin(),
                                           config_overrides.end());
