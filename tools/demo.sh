@@ -15,4 +15,4 @@ url="$(head -n1 "$out")"
 echo "mock model listening at $url" >&2
 prompt="${1:-Explain in one sentence what llmx is. @mock:slow delay_ms=150 deltas=8}"
 echo "\$ llmx exec \"$prompt\"" >&2
-LLMX_HOME="$home" LLMX_BASE_URL="$url" LLMX_API_KEY=demo-key "$build/llmx" exec "$prompt"
+LLMX_HOME="$home" LLMX_BASE_URL="$url" LLMX_API_KEY=demo-key "$build/llmx" exec --skip-git-repo-check "$prompt"

@@ -162,4 +162,6 @@ std::optional<rollout::GitInfo> read_git_info(const std::string& cwd) {
   return info;
 }
 
+bool inside_git_repository(const std::string& cwd) { return find_repo(cwd).has_value(); }
+
 }  // namespace llmx

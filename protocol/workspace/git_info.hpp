@@ -19,4 +19,7 @@ namespace llmx {
 // Linked worktrees read refs, packed-refs and config from the common dir named by `commondir`.
 std::optional<rollout::GitInfo> read_git_info(const std::string& cwd);
 
+// Whether `cwd` lies in a git repository (the same walk: a `.git` with a HEAD).
+bool inside_git_repository(const std::string& cwd);
+
 }  // namespace llmx

@@ -11,7 +11,7 @@ using namespace std::chrono_literals;
 TEST_CASE("exec: prints the streamed answer and exits 0") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
   INFO("stderr: " << r.err);
   CHECK(r.status.describe() == "exit code 0");
   CHECK(r.out == "Hello from mock-llm. This is a streamed answer.\n");
@@ -21,7 +21,7 @@ TEST_CASE("exec: prints the streamed answer and exits 0") {
 TEST_CASE("exec: --core-events prints one event object per line from session_configured to task_complete") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "--core-events", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--core-events", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
   INFO("stderr: " << r.err);
   CHECK(r.status.describe() == "exit code 0");
   REQUIRE(!r.out.empty());
@@ -54,7 +54,7 @@ TEST_CASE("exec: --core-events prints one event object per line from session_con
 TEST_CASE("exec: a failing provider exits non-zero with one error line on stderr") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "@mock:error400"}, llmx_env(home.path(), mock.url()));
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "@mock:error400"}, llmx_env(home.path(), mock.url()));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.status.exited);
   CHECK(r.status.code != 0);
@@ -69,7 +69,7 @@ TEST_CASE("exec: connection refused exits non-zero with the reason") {
   TempDir home;
   const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1";
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_llmx({"exec", "-c", "model_providers.litellm.request_max_retries=0", "hello"},
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "-c", "model_providers.litellm.request_max_retries=0", "hello"},
                     llmx_env(home.path(), url));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(std::chrono::steady_clock::now() - t0 < 5s);
@@ -86,7 +86,7 @@ TEST_CASE("exec: a broken config.toml exits non-zero before contacting the model
   TempDir home;
   MockLlm mock;
   home.write("config.toml", "model = [unterminated\n");
-  auto r = run_llmx({"exec", "@mock:text"}, llmx_env(home.path(), mock.url()));
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "@mock:text"}, llmx_env(home.path(), mock.url()));
   INFO("stderr: " << r.err);
   CHECK(r.status.exited);
   CHECK(r.status.code != 0);
@@ -100,7 +100,7 @@ TEST_CASE("exec: --json (and --experimental-json) prints the SDK's event stream:
   TempDir work;
   MockLlm mock;
   for (const char* flag : {"--json", "--experimental-json"}) {
-    auto r = run_llmx({"exec", flag, "-s", "danger-full-access", "@mock:shell cmd=echo from-shell"},
+    auto r = run_llmx({"exec", "--skip-git-repo-check", flag, "-s", "danger-full-access", "@mock:shell cmd=echo from-shell"},
                       llmx_env(home.path(), mock.url()), kDefaultTimeout, work.path());
     INFO("flag " << flag << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.status.describe() == "exit code 0");
@@ -132,7 +132,7 @@ TEST_CASE("exec: --json (and --experimental-json) prints the SDK's event stream:
 TEST_CASE("exec: --json reports a failing turn as error and turn.failed") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "--json", "@mock:error400"},
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--json", "@mock:error400"},
                     llmx_env(home.path(), mock.url()));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.status.describe() == "exit code 1");
@@ -148,7 +148,7 @@ TEST_CASE("exec: the prompt from stdin (none given, or `-`), the last message to
   TempDir work;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
-  for (std::vector<std::string> args : {std::vector<std::string>{"exec"}, std::vector<std::string>{"exec", "-"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"exec", "--skip-git-repo-check"}, std::vector<std::string>{"exec", "--skip-git-repo-check", "-"}}) {
     SpawnOptions o;
     o.argv = {LLMX_BIN};
     o.argv.insert(o.argv.end(), args.begin(), args.end());
@@ -162,7 +162,7 @@ TEST_CASE("exec: the prompt from stdin (none given, or `-`), the last message to
   }
   auto last = work.file("last.txt");
   auto image = work.write("dot.png", std::string("\x89PNG\r\n\x1a\n", 8));
-  auto r = run_llmx({"exec", "--output-last-message", last, "--image", image, "@mock:text deltas=2 text=final-words"}, env);
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--output-last-message", last, "--image", image, "@mock:text deltas=2 text=final-words"}, env);
   INFO(r.err);
   CHECK(r.status.describe() == "exit code 0");
   CHECK(read_file(last) == "final-words");
@@ -174,13 +174,13 @@ TEST_CASE("exec: usage errors exit 2, an unreadable image exits 1, each with a c
   TempDir home;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
-  auto unknown = run_llmx({"exec", "--no-such-flag", "hi"}, env);
+  auto unknown = run_llmx({"exec", "--skip-git-repo-check", "--no-such-flag", "hi"}, env);
   CHECK(unknown.status.describe() == "exit code 2");
   CHECK(contains(unknown.err, "--no-such-flag"));
   auto empty = run_llmx({"exec"}, env);  // stdin is closed: no prompt at all
   CHECK(empty.status.describe() == "exit code 2");
   CHECK(contains(empty.err, "a prompt is required"));
-  auto image = run_llmx({"exec", "--image", home.file("missing.png"), "hi"}, env);
+  auto image = run_llmx({"exec", "--skip-git-repo-check", "--image", home.file("missing.png"), "hi"}, env);
   CHECK(image.status.describe() == "exit code 1");
   CHECK(contains(image.err, "cannot read image"));
 }
@@ -188,10 +188,29 @@ TEST_CASE("exec: usage errors exit 2, an unreadable image exits 1, each with a c
 TEST_CASE("exec: the Codex SDK's variables work when the LLMX_* ones are absent") {
   TempDir home;
   MockLlm mock;
-  auto r = run_llmx({"exec", "@mock:text deltas=2"},
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=2"},
                     {{"LLMX_HOME", home.path()}, {"OPENAI_BASE_URL", mock.url()}, {"CODEX_API_KEY", "sdk-key"}});
   INFO(r.err);
   CHECK(r.status.describe() == "exit code 0");
   auto requests = recorded_requests(mock);
   REQUIRE(requests.has("/requests/0"));
+}
+
+TEST_CASE("exec: outside a git repository it refuses unless given --skip-git-repo-check") {
+  TempDir home;
+  TempDir outside;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  auto refused = run_llmx({"exec", "@mock:text deltas=1"}, env, kDefaultTimeout, outside.path());
+  CHECK(refused.status.describe() == "exit code 1");
+  CHECK(contains(refused.err, "not inside a git repository"));
+  CHECK(contains(refused.err, "--skip-git-repo-check"));
+  CHECK(refused.out.empty());
+  auto skipped = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=1"}, env, kDefaultTimeout, outside.path());
+  CHECK(skipped.status.describe() == "exit code 0");
+  // Inside a repository (a .git with a HEAD, as git makes it), no flag is needed.
+  outside.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+  std::filesystem::create_directories(outside.file("repo/src"));
+  auto inside = run_llmx({"exec", "@mock:text deltas=1"}, env, kDefaultTimeout, outside.file("repo/src"));
+  CHECK(inside.status.describe() == "exit code 0");
 }

@@ -208,7 +208,7 @@ TEST_CASE("faults: a failed turn is still in the rollout and the conversation re
   auto failed = p.exec("remember OSPREY @mock:status code=400");
   CHECK_FALSE(failed.ok());
   // exec resume --last continues the failed conversation: its history has the first prompt.
-  auto r = run_llmx({"exec", "resume", "--last", "@mock:echo again"}, llmx_env(p.home.path(), p.mock.url()));
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "resume", "--last", "@mock:echo again"}, llmx_env(p.home.path(), p.mock.url()));
   INFO(r.err);
   CHECK(r.status.describe() == "exit code 0");
   CHECK(r.out == "echo: again\n");

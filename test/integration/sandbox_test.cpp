@@ -155,7 +155,7 @@ TEST_CASE("sandbox/exec: SIGINT mid-command aborts the turn, kills the command a
   const auto top = unique_sleep(608);
   ProcessSweeper sweep{top};
   auto env = llmx_env(home.path(), mock.url());
-  ChildProcess p({.argv = {LLMX_BIN, "exec", "--core-events", "-s", "workspace-write",
+  ChildProcess p({.argv = {LLMX_BIN, "exec", "--skip-git-repo-check", "--core-events", "-s", "workspace-write",
                            "@mock:shell timeout_ms=120000 cmd=" + top[0] + " " + top[1]},
                   .env = env,
                   .cwd = ws.path()});

@@ -46,31 +46,31 @@ TEST_CASE("settings: unknown keys warn with file and line; bad values and missin
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
   home.write("config.toml", "model = \"gpt-4o\"\nmodle = \"typo\"\n");
-  auto ok = run_llmx({"exec", "@mock:text deltas=1"}, env);
+  auto ok = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=1"}, env);
   INFO("stderr: " << ok.err);
   CHECK(ok.status.ok());
   CHECK(contains(ok.err, home.file("config.toml") + ":2"));
   CHECK(contains(ok.err, "modle"));
 
   home.write("config.toml", "model = \"gpt-4o\"\napproval_policy = 5\n");
-  auto bad = run_llmx({"exec", "@mock:text deltas=1"}, env);
+  auto bad = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=1"}, env);
   CHECK(bad.status.code == 1);
   CHECK(contains(bad.err, home.file("config.toml") + ":2"));
   CHECK(contains(bad.err, "approval_policy"));
 
   home.write("config.toml", "model = [\n");
-  auto syntax = run_llmx({"exec", "x"}, env);
+  auto syntax = run_llmx({"exec", "--skip-git-repo-check", "x"}, env);
   CHECK(syntax.status.code == 1);
   CHECK(contains(syntax.err, home.file("config.toml") + ":"));
   CHECK(read_file(home.file("config.toml")) == "model = [\n");  // never rewritten
 
   home.write("config.toml", "model = \"gpt-4o\"\n");
-  auto profile = run_llmx({"exec", "-p", "nope", "x"}, env);
+  auto profile = run_llmx({"exec", "--skip-git-repo-check", "-p", "nope", "x"}, env);
   CHECK(profile.status.code == 1);
   CHECK(contains(profile.err, "nope"));
 
   // -c wins over config.toml and reaches the model request.
-  auto over = run_llmx({"exec", "-c", "model=from-cli", "@mock:text deltas=1"}, env);
+  auto over = run_llmx({"exec", "--skip-git-repo-check", "-c", "model=from-cli", "@mock:text deltas=1"}, env);
   CHECK(over.status.ok());
   CHECK(contains(mock.requests_json(), R"("model":"from-cli")"));
 }
@@ -139,7 +139,7 @@ TEST_CASE("settings: llmx login stores the key 0600 without echoing it; requests
   // No LLMX_API_KEY in the environment: the stored key authenticates the default provider.
   auto exec_env = env;
   exec_env.push_back({"LLMX_BASE_URL", mock.url()});
-  auto r = run_with_stdin({"exec", "@mock:text deltas=1"}, exec_env, "");
+  auto r = run_with_stdin({"exec", "--skip-git-repo-check", "@mock:text deltas=1"}, exec_env, "");
   INFO("exec stderr: " << r.err);
   CHECK(r.status.ok());
   CHECK(contains(http_get(mock.url(), "/_mock/headers"), "Bearer " + key));

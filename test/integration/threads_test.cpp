@@ -59,7 +59,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   TempDir home;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
-  auto first = run_llmx({"exec", "remember the word PELICAN @mock:text deltas=2"}, env);
+  auto first = run_llmx({"exec", "--skip-git-repo-check", "remember the word PELICAN @mock:text deltas=2"}, env);
   INFO("stderr: " << first.err);
   REQUIRE(first.status.ok());
   auto files = rollout_files(home.file("sessions"));
@@ -76,7 +76,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   auto id = meta.str("/payload/id");
   CHECK(contains(files[0], id + ".jsonl"));
 
-  auto second = run_llmx({"exec", "resume", "--last", "what was the word? @mock:text deltas=2"}, env);
+  auto second = run_llmx({"exec", "--skip-git-repo-check", "resume", "--last", "what was the word? @mock:text deltas=2"}, env);
   INFO("stderr: " << second.err);
   REQUIRE(second.status.ok());
   CHECK(rollout_files(home.file("sessions")) == files);  // appended, no new file (P12)
@@ -85,7 +85,7 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   CHECK(contains(text, "what was the word?"));
   CHECK(contains(last_request_text(mock), "PELICAN"));  // the old history went to the model
 
-  auto third = run_llmx({"exec", "--core-events", "resume", id, "and again @mock:text deltas=2"}, env);
+  auto third = run_llmx({"exec", "--skip-git-repo-check", "--core-events", "resume", id, "and again @mock:text deltas=2"}, env);
   INFO("stderr: " << third.err);
   REQUIRE(third.status.ok());
   auto events = parse_json_lines(third.out);
@@ -96,11 +96,11 @@ TEST_CASE("threads: exec records a rollout; exec resume continues the same file 
   CHECK(contains(events.front().text("/msg/initial_messages"), "remember the word PELICAN"));
   CHECK(count_of(read_file(files[0]), R"("type":"user_message")") == 3);
 
-  auto bad = run_llmx({"exec", "resume", "not-a-uuid", "x"}, env);
+  auto bad = run_llmx({"exec", "--skip-git-repo-check", "resume", "not-a-uuid", "x"}, env);
   CHECK(bad.status.exited);
   CHECK(bad.status.code == 1);
   CHECK(contains(bad.err, "not-a-uuid"));
-  auto unknown = run_llmx({"exec", "resume", "0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c", "x"}, env);
+  auto unknown = run_llmx({"exec", "--skip-git-repo-check", "resume", "0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c", "x"}, env);
   CHECK(unknown.status.code == 1);
   CHECK(contains(unknown.err, "no rollout found for conversation id 0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c"));
 }
@@ -110,7 +110,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
   SpawnOptions o;
-  o.argv = {LLMX_BIN, "exec", "the secret is OSPREY @mock:hang"};
+  o.argv = {LLMX_BIN, "exec", "--skip-git-repo-check", "the secret is OSPREY @mock:hang"};
   o.env = env;
   ChildProcess p(std::move(o));
   p.close_stdin();
@@ -127,7 +127,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   // Simulate the worst case of a crash mid-write as well: a cut last line.
   { std::ofstream(file, std::ios::app) << R"({"timestamp":"2026-01-01T00:00:00.000Z","type":"response_it)"; }
 
-  auto r = run_llmx({"exec", "--core-events", "resume", "--last", "what is the secret? @mock:text deltas=2"}, env);
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--core-events", "resume", "--last", "what is the secret? @mock:text deltas=2"}, env);
   INFO("stderr: " << r.err);
   REQUIRE(r.status.ok());
   CHECK(contains(last_request_text(mock), "OSPREY"));
@@ -167,7 +167,7 @@ TEST_CASE("threads: MCP listConversations pages newest first; archive and unarch
   CHECK(page2.at("/result/nextCursor").is_null());
 
   // Sessions of other front ends are listed too, with their source; `sources` filters them.
-  auto exec = run_llmx({"exec", "from exec @mock:text deltas=1"}, llmx_env(f.home.path(), f.mock.url()));
+  auto exec = run_llmx({"exec", "--skip-git-repo-check", "from exec @mock:text deltas=1"}, llmx_env(f.home.path(), f.mock.url()));
   REQUIRE(exec.status.ok());
   auto only_exec = mcp.wait_for_response(mcp.request("listConversations", R"({"sources":["exec"]})"));
   INFO(only_exec.line());
@@ -267,7 +267,7 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
   auto env = llmx_env(home.path(), mock.url());
   // The first response reports 50000 prompt tokens (over the limit of 20000); the compaction
   // request and the continued turn report the real (small) size.
-  auto r = run_llmx({"exec", "--core-events", "-c", "model_auto_compact_token_limit=20000", "-c",
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--core-events", "-c", "model_auto_compact_token_limit=20000", "-c",
                      "compact_prompt=Summarise please.",
                      "big task ZEBRA @mock:text deltas=2 prompt_tokens=50000 prompt_tokens_times=1"},
                     env);
@@ -301,7 +301,7 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
   CHECK(count_of(text, R"("type":"compacted")") == 1);
   CHECK_FALSE(contains(text, "Summarise please."));  // the prompt is never recorded
 
-  auto again = run_llmx({"exec", "resume", "--last", "continue @mock:text deltas=1"}, env);
+  auto again = run_llmx({"exec", "--skip-git-repo-check", "resume", "--last", "continue @mock:text deltas=1"}, env);
   INFO("stderr: " << again.err);
   REQUIRE(again.status.ok());
   auto last = last_request_text(mock);

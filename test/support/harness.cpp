@@ -472,7 +472,7 @@ std::vector<Message> events_of_type(const std::vector<Message>& events, std::str
 
 ExecJson run_exec_json(const std::vector<std::string>& flags, const std::string& prompt, const EnvVars& env,
                        Duration timeout, const std::string& cwd) {
-  std::vector<std::string> args = {"exec", "--core-events"};
+  std::vector<std::string> args = {"exec", "--skip-git-repo-check", "--core-events"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back("--");
   args.push_back(prompt);

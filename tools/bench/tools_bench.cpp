@@ -132,7 +132,7 @@ void exec_throughput(const ToolsBenchEnv& env, const std::function<void(std::str
   fs::create_directories(env.home + "/exec-home");  // LLMX_HOME must exist
   const std::string prompt = "@mock:shell timeout_ms=120000 cmd=head -c 100000000 /dev/zero | base64 -w 76";
   auto t0 = steady_clock::now();
-  Child child({env.llmx, "exec", "--core-events", "-s", "danger-full-access", "-a", "never", "-C", cwd, "--", prompt},
+  Child child({env.llmx, "exec", "--skip-git-repo-check", "--core-events", "-s", "danger-full-access", "-a", "never", "-C", cwd, "--", prompt},
               {{"LLMX_HOME", env.home + "/exec-home"}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
   child.close_stdin();
   json::Parser parser;

@@ -10,6 +10,7 @@
 #include "actors/rollout_store.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/exec_events.hpp"
+#include "protocol/workspace/git_info.hpp"
 #include "termination.hpp"
 #include "transport/curl_api.hpp"
 
@@ -31,6 +32,14 @@ int run_exec(const ExecOptions& options) {
     return 1;
   }
   for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
+  // As the reference: an agent let loose outside version control has nothing to undo with.
+  if (!options.skip_git_repo_check && !inside_git_repository(cfg.cwd)) {
+    fmt::print(stderr,
+               "error: {} is not inside a git repository, and --skip-git-repo-check was not given. Run llmx exec "
+               "from a repository, or pass --skip-git-repo-check to run here anyway.\n",
+               cfg.cwd);
+    return 1;
+  }
   cfg.session_source = "exec";
   cfg.interactive_approvals = false;
   for (const auto& dir : options.add_dirs) {
