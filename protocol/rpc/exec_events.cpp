@@ -172,4 +172,55 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
   }
 }
 
+schema::Node json_schema() {
+  using namespace schema;
+  auto item = [](std::string type, std::vector<Property> more) {
+    std::vector<Property> props{prop("id", string()), prop("type", constant(type))};
+    for (auto& p : more) props.push_back(std::move(p));
+    return object(std::move(props), "Exec" + pascal_case(type) + "Item");
+  };
+  auto status = [](std::vector<std::string> values) { return enum_strings(std::move(values)); };
+  auto items = one_of({
+      item("agent_message", {prop("text", string())}),
+      item("reasoning", {prop("text", string())}),
+      item("command_execution", {prop("command", string()), prop("aggregated_output", string()),
+                                 prop("exit_code", nullable(integer())),
+                                 prop("status", status({"in_progress", "completed", "failed"}))}),
+      item("file_change",
+           {prop("changes", array(object({prop("path", string()), prop("kind", status({"add", "delete", "update"}))},
+                                         "ExecFileUpdateChange"))),
+            prop("status", status({"completed", "failed"}))}),
+      item("mcp_tool_call",
+           {prop("server", string()), prop("tool", string()), prop("arguments", any()),
+            prop("result", nullable(object({prop("content", array(any())), prop("structured_content", any())},
+                                           "ExecMcpToolCallResult"))),
+            prop("error", nullable(object({prop("message", string())}, "ExecMcpToolCallError"))),
+            prop("status", status({"in_progress", "completed", "failed"}))}),
+      item("todo_list",
+           {prop("items", array(object({prop("text", string()), prop("completed", boolean())}, "ExecTodoItem")))}),
+      item("error", {prop("message", string())}),
+  });
+  auto event = [](std::string type, std::vector<Property> more) {
+    std::vector<Property> props{prop("type", constant(type))};
+    for (auto& p : more) props.push_back(std::move(p));
+    std::string title;
+    for (char c : type) title += c == '.' ? '_' : c;
+    return object(std::move(props), "Exec" + pascal_case(title) + "Event");
+  };
+  auto error = object({prop("message", string())}, "ExecThreadError");
+  return one_of({
+      event("thread.started", {prop("thread_id", string())}),
+      event("turn.started", {}),
+      event("turn.completed",
+            {prop("usage", object({prop("input_tokens", integer()), prop("cached_input_tokens", integer()),
+                                   prop("output_tokens", integer())},
+                                  "ExecUsage"))}),
+      event("turn.failed", {prop("error", error)}),
+      event("item.started", {prop("item", items)}),
+      event("item.updated", {prop("item", items)}),
+      event("item.completed", {prop("item", items)}),
+      event("error", {prop("message", string())}),
+  });
+}
+
 }  // namespace llmx::exec_events

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/base/schema_gen.hpp"
 #include "protocol/core/event_msgs.hpp"
 
 namespace llmx::exec_events {
@@ -36,5 +37,8 @@ class Translator {
   std::optional<std::string> error_;        // the turn failed with this
   TokenUsage usage_;                        // the turn's tokens so far
 };
+
+// The JSON Schema of one line (exported as ExecThreadEvent with the other schemas).
+schema::Node json_schema();
 
 }  // namespace llmx::exec_events

@@ -1,6 +1,7 @@
 #include "protocol/rpc/wire_catalog.hpp"
 
 #include "protocol/rpc/conversation_api.hpp"
+#include "protocol/rpc/exec_events.hpp"
 #include "protocol/rpc/mcp.hpp"
 #include "protocol/core/ops.hpp"
 
@@ -87,6 +88,8 @@ void add_app_server(Registry& reg) {
   reg.notification("ClientNotification", "initialized");
   reg.request<api::ExecCommandApprovalParams>("ServerRequest", "execCommandApproval");
   reg.request<api::ApplyPatchApprovalParams>("ServerRequest", "applyPatchApproval");
+  // `llmx exec --json`: one of these per line (the Codex SDK's contract).
+  reg.add_node("ExecThreadEvent", Dir::root, exec_events::json_schema());
   reg.add<api::McpElicitationRequestParams>("McpServerElicitationRequestParams", Dir::v2);
   reg.request<api::McpElicitationRequestParams>("ServerRequest", "mcpServer/elicitation/request");
   reg.notification<api::SessionConfiguredNotification>("ServerNotification", "sessionConfigured");
