@@ -98,7 +98,7 @@ rollout::TurnContext turn_context_of(const Config& cfg) {
 }
 
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
-                bool compact_only = false) {
+                bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt) {
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
                                   self->state.mcp);
   self->state.task = exec;
@@ -106,6 +106,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   persist_item(self, turn_context_of(self->state.config));
   TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
   spec.compact_only = compact_only;
+  if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
   spec.first_task = std::exchange(self->state.first_task, false);
   self->send(exec, start_atom::value, std::move(spec));
 }
@@ -227,10 +228,13 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
                                                           turn->model, turn->effort, turn->summary});
           if (turn->items.empty()) return sub.id;
+          std::optional<RawJson> schema;
+          if (!turn->final_output_json_schema.text.empty() && turn->final_output_json_schema.text != "null")
+            schema = turn->final_output_json_schema;
           if (st.task)
             self->send(*st.task, InjectInput{std::move(turn->items)});
           else
-            start_task(self, sub.id, std::move(turn->items));
+            start_task(self, sub.id, std::move(turn->items), false, std::move(schema));
         } else if (auto* o = sub.op.get_if<OverrideTurnContextOp>()) {
           apply_override(st.config, *o);
         } else if (auto* ea = sub.op.get_if<ExecApprovalOp>()) {

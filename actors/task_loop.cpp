@@ -55,9 +55,10 @@ void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<
 
 void TaskLoop::send_request(Steps& out) {
   auto tools = tools::builtin_tools(spec_.config);
-  if (!tools_.mcp || tools_.mcp->specs().empty()) return request(out, history_, std::move(tools));
-  tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
+  if (tools_.mcp) tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
   request(out, history_, std::move(tools));
+  // The turn's answer (not a compaction's summary) keeps to the requested schema.
+  std::get<Request>(out.back()).request.prompt.output_schema = spec_.config.output_schema;
 }
 
 void TaskLoop::start(Steps& out) {

@@ -130,6 +130,8 @@ struct Config {
   std::optional<int64_t> model_max_output_tokens;
   std::optional<int64_t> model_auto_compact_token_limit;  // unset: 90% of the window (E14)
   std::optional<std::string> model_verbosity;             // low | medium | high
+  // The final answer must be JSON of this schema (`llmx exec --output-schema`; not a config key).
+  std::optional<RawJson> output_schema;
   std::optional<bool> model_supports_reasoning_summaries;
   std::optional<std::string> model_reasoning_summary_format;  // none | experimental
   std::optional<std::vector<std::string>> notify;             // argv (engine.md §4.9)
@@ -166,7 +168,7 @@ struct Config {
               v("active_profile", s.active_profile); v("review_model", s.review_model, Field::defaulted);
               v("model_max_output_tokens", s.model_max_output_tokens);
               v("model_auto_compact_token_limit", s.model_auto_compact_token_limit);
-              v("model_verbosity", s.model_verbosity);
+              v("model_verbosity", s.model_verbosity); v("output_schema", s.output_schema);
               v("model_supports_reasoning_summaries", s.model_supports_reasoning_summaries);
               v("model_reasoning_summary_format", s.model_reasoning_summary_format); v("notify", s.notify);
               v("user_instructions", s.user_instructions);

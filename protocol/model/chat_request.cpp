@@ -263,6 +263,11 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
     w.end_array();
     if (prompt.parallel_tool_calls) w.field("parallel_tool_calls", true);
   }
+  if (prompt.output_schema) {
+    w.key("response_format").begin_object().field("type", "json_schema");
+    w.key("json_schema").begin_object().field("name", "llmx_output_schema").field("strict", true);
+    w.key("schema").raw(prompt.output_schema->text).end_object().end_object();
+  }
   w.field("max_tokens", provider.max_tokens.value_or(20480));
   w.end_object();
   return w.take();

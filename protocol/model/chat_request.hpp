@@ -32,11 +32,14 @@ struct Prompt {
   std::optional<std::string> reasoning_effort;
   std::string reasoning_summary = "auto";
   std::optional<std::string> verbosity;  // only for families that support it
+  // The final answer must be JSON of this schema (`llmx exec --output-schema`): Chat's
+  // response_format, Responses' text.format.
+  std::optional<RawJson> output_schema;
   LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
               v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
               v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
               v("reasoning_effort", s.reasoning_effort); v("reasoning_summary", s.reasoning_summary);
-              v("verbosity", s.verbosity))
+              v("verbosity", s.verbosity); v("output_schema", s.output_schema))
 };
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a

@@ -116,7 +116,15 @@ std::string build_responses_request(const Prompt& prompt, const ModelProviderInf
   if (prompt.reasoning) w.string("reasoning.encrypted_content");
   w.end_array();
   if (!prompt.conversation_id.empty()) w.field("prompt_cache_key", prompt.conversation_id);
-  if (prompt.verbosity) w.key("text").begin_object().field("verbosity", *prompt.verbosity).end_object();
+  if (prompt.verbosity || prompt.output_schema) {
+    w.key("text").begin_object();
+    if (prompt.verbosity) w.field("verbosity", *prompt.verbosity);
+    if (prompt.output_schema) {
+      w.key("format").begin_object().field("type", "json_schema").field("name", "llmx_output_schema");
+      w.field("strict", true).key("schema").raw(prompt.output_schema->text).end_object();
+    }
+    w.end_object();
+  }
   if (provider.max_tokens) w.field("max_output_tokens", *provider.max_tokens);
   w.end_object();
   return w.take();

@@ -214,3 +214,40 @@ TEST_CASE("exec: outside a git repository it refuses unless given --skip-git-rep
   auto inside = run_llmx({"exec", "@mock:text deltas=1"}, env, kDefaultTimeout, outside.file("repo/src"));
   CHECK(inside.status.describe() == "exit code 0");
 }
+
+TEST_CASE("exec: --output-schema asks for structured output on either wire, and the answer conforms") {
+  TempDir home;
+  TempDir work;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  auto schema = work.write("schema.json",
+                           R"({"type":"object","properties":{"summary":{"type":"string"},"count":{"type":"integer"},)"
+                           R"("ok":{"type":"boolean"}},"required":["summary","count","ok"],"additionalProperties":false})");
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--output-schema", schema, "summarise @mock:text"}, env);
+  INFO(r.err);
+  REQUIRE(r.status.describe() == "exit code 0");
+  Message answer(r.out.substr(0, r.out.find('\n')));
+  CHECK(answer.str("/summary") == "mock");
+  CHECK(answer.integer("/count") == 1);
+  CHECK(answer.boolean("/ok"));
+  auto sent = recorded_requests(mock);
+  CHECK(sent.str("/requests/0/response_format/type") == "json_schema");
+  CHECK(sent.str("/requests/0/response_format/json_schema/schema/properties/count/type") == "integer");
+  // The Responses wire carries it as text.format.
+  auto responses = run_llmx({"exec", "--skip-git-repo-check", "-c", "model_providers.litellm.wire_api=responses",
+                             "--output-schema", schema, "summarise @mock:text"},
+                            env);
+  INFO(responses.err);
+  CHECK(responses.status.describe() == "exit code 0");
+  CHECK(contains(responses.out, R"("summary":"mock")"));
+  auto both = recorded_requests(mock);
+  CHECK(both.str("/requests/1/text/format/type") == "json_schema");
+  CHECK(both.str("/requests/1/text/format/schema/required/0") == "summary");
+  // Bad schema files: a clear error, exit 1.
+  auto missing = run_llmx({"exec", "--skip-git-repo-check", "--output-schema", work.file("nope.json"), "x"}, env);
+  CHECK(missing.status.describe() == "exit code 1");
+  CHECK(contains(missing.err, "cannot read the output schema"));
+  auto bad = run_llmx({"exec", "--skip-git-repo-check", "--output-schema", work.write("bad.json", "[1,"), "x"}, env);
+  CHECK(bad.status.describe() == "exit code 1");
+  CHECK(contains(bad.err, "is not a JSON Schema"));
+}

@@ -8,6 +8,7 @@
 
 #include "actors/engine.hpp"
 #include "actors/rollout_store.hpp"
+#include "protocol/base/files.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/exec_events.hpp"
 #include "protocol/workspace/git_info.hpp"
@@ -46,6 +47,22 @@ int run_exec(const ExecOptions& options) {
     std::error_code ec;
     auto abs = std::filesystem::absolute(dir, ec).lexically_normal().string();
     cfg.sandbox_policy.writable_roots.push_back(ec ? dir : abs);
+  }
+  if (!options.output_schema.empty()) {
+    auto text = files::read(options.output_schema);
+    if (!text) {
+      fmt::print(stderr, "error: cannot read the output schema {}\n", options.output_schema);
+      return 1;
+    }
+    try {
+      json::Parser p;
+      auto root = p.parse(*text);
+      if (!root.is_object()) throw json::DecodeError("a JSON Schema is an object");
+      cfg.output_schema = RawJson{json::to_text(root)};
+    } catch (const json::DecodeError& e) {
+      fmt::print(stderr, "error: the output schema {} is not a JSON Schema: {}\n", options.output_schema, e.what());
+      return 1;
+    }
   }
   std::vector<UserInput> input{TextInput{options.prompt}};
   for (const auto& image : options.images) {

@@ -22,6 +22,7 @@ struct ExecOptions {
   std::vector<std::string> images;       // --image FILE: attached to the prompt
   std::vector<std::string> add_dirs;     // --add-dir DIR: writable besides the workspace
   std::string output_last_message;       // --output-last-message FILE: the final answer, written there
+  std::string output_schema;             // --output-schema FILE: the final answer is JSON of this schema
   ConfigOverrides overrides;
 };
 

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--add-dir", exec.add_dirs, "Also writable under workspace-write (repeatable)")
       ->allow_extra_args(false)->take_all();
   exec_cmd->add_option("-o,--output-last-message", exec.output_last_message, "Write the final answer to this file");
+  exec_cmd->add_option("--output-schema", exec.output_schema, "The final answer must be JSON of the JSON Schema in this file");
   auto* resume_cmd = exec_cmd->add_subcommand("resume", "Continue a stored conversation: resume <ID> PROMPT, or --last PROMPT");
   std::vector<std::string> resume_args;
   resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`

@@ -1,5 +1,6 @@
 #include "tools/mock-llm/request.hpp"
 
+#include "tools/mock-llm/schema_value.hpp"
 #include "tools/mock-llm/text_util.hpp"
 
 #include <simdjson.h>
@@ -79,6 +80,14 @@ std::vector<std::string> offered_tools(simdjson::dom::object root) {
   return names;
 }
 
+std::string structured_answer(simdjson::dom::object root) {
+  simdjson::dom::element schema;
+  if (root["response_format"]["json_schema"]["schema"].get(schema) == simdjson::SUCCESS ||
+      root["text"]["format"]["schema"].get(schema) == simdjson::SUCCESS)
+    return value_for_schema(schema);
+  return {};
+}
+
 const Message *ChatRequest::last_with_role(std::string_view role) const {
   for (auto it = messages.rbegin(); it != messages.rend(); ++it)
     if (it->role == role) return &*it;
@@ -120,6 +129,7 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
   std::string_view sv;
   if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;
   req.tools = offered_tools(root);
+  req.schema_answer = structured_answer(root);
   bool flag = false;
   if (root["stream"].get_bool().get(flag) == simdjson::SUCCESS) req.stream = flag;
   if (root["stream_options"]["include_usage"].get_bool().get(flag) == simdjson::SUCCESS)

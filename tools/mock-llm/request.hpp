@@ -39,6 +39,9 @@ struct ChatRequest {
   bool responses_wire = false;
 
   std::vector<std::string> tools;  // names of the tools offered (both wires)
+  // A value of the structured output the request asks for (`response_format` / `text.format`
+  // with a `json_schema`); empty when it asks for none.
+  std::string schema_answer;
 
   bool after_tool() const { return !messages.empty() && messages.back().role == "tool"; }
   const Message *last_with_role(std::string_view role) const;
@@ -58,6 +61,9 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
 // The names of the tools a request offers: `tools[].function.name` (Chat) or `tools[].name`
 // (Responses).
 std::vector<std::string> offered_tools(simdjson::dom::object root);
+
+// The answer a request for structured output gets: a value of its schema ("" when none).
+std::string structured_answer(simdjson::dom::object root);
 
 // Finds the first `@mock:NAME ...` directive in `text`.
 std::optional<Directive> find_directive(std::string_view text);

@@ -71,6 +71,7 @@ std::optional<ChatRequest> parse_responses_request(const std::string &body, std:
   std::string_view sv;
   if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;
   req.tools = offered_tools(root);
+  req.schema_answer = structured_answer(root);
   bool flag = false;
   if (root["stream"].get_bool().get(flag) == simdjson::SUCCESS) req.stream = flag;
   if (root["instructions"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty())

@@ -92,7 +92,11 @@ std::string argv_arguments(std::string_view words, long long timeout_ms) {
 
 // --- scenarios ------------------------------------------------------------------------------------
 
-Script sc_text(const ChatRequest &, const Directive &d) { return text_script(d, 4); }
+// Asked for structured output, the answer is a value of the schema.
+Script sc_text(const ChatRequest &req, const Directive &d) {
+  if (!req.schema_answer.empty()) return fixed_text_script(req.schema_answer);
+  return text_script(d, 4);
+}
 
 Script sc_echo(const ChatRequest &req, const Directive &) {
   const Message *user = req.last_with_role("user");
