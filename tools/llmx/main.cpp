@@ -135,13 +135,14 @@ int main(int argc, char** argv) {
   try {
     if (*exec_cmd) {
       if (*resume_cmd) {
-        size_t need = exec.resume_last ? 1 : 2;
-        if (resume_args.size() != need) {
-          fmt::print(stderr, "error: usage: llmx exec resume <ID> PROMPT | llmx exec resume --last PROMPT\n");
+        // The prompt may instead come on stdin (as the Codex SDK sends it).
+        size_t ids = exec.resume_last ? 0 : 1;
+        if (resume_args.size() < ids || resume_args.size() > ids + 1) {
+          fmt::print(stderr, "error: usage: llmx exec resume <ID> [PROMPT] | llmx exec resume --last [PROMPT]\n");
           return 2;
         }
         if (!exec.resume_last) exec.resume_id = resume_args[0];
-        exec.prompt = resume_args.back();
+        exec.prompt = resume_args.size() > ids ? resume_args.back() : std::string();
       }
       // No prompt, or `-`: it is read from stdin (so `echo task | llmx exec` works).
       if (exec.prompt.empty() || exec.prompt == "-") {

@@ -1,0 +1,97 @@
+// The Codex TypeScript SDK (@openai/codex-sdk, pinned) drives `llmx exec` (issue 14) through
+// `codexPathOverride`, against mock-llm, in a scratch HOME and workspace: run (final response,
+// command_execution and file_change items), runStreamed (the event types in order), resumeThread
+// by id, outputSchema, an image input, and a failing turn (the promise rejects).
+//   node codex_sdk.mjs --llmx PATH --mock-llm PATH
+import { Codex } from '@openai/codex-sdk';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import readline from 'node:readline';
+
+const arg = (name) => process.argv[process.argv.indexOf(name) + 1];
+const llmx = arg('--llmx');
+const scratch = mkdtempSync(join(tmpdir(), 'llmx-codex-sdk-'));
+let mock;
+const watchdog = setTimeout(() => fail('timed out after 80 s'), 80000);
+
+function fail(why) {
+  console.error(`codex_sdk: ${why}`);
+  mock?.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(1);
+}
+function check(ok, what) {
+  if (!ok) fail(what);
+}
+
+try {
+  mock = spawn(arg('--mock-llm'), [], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve) => readline.createInterface({ input: mock.stdout }).once('line', resolve));
+  for (const d of ['home', 'llmx', 'work']) mkdirSync(join(scratch, d));
+  const work = join(scratch, 'work');
+  // Only what the test gives: the SDK's own variables, no LLMX_* ones, no machine profile.
+  const env = { PATH: process.env.PATH, HOME: join(scratch, 'home'), LLMX_HOME: join(scratch, 'llmx'),
+                OPENAI_BASE_URL: url };
+  const codex = new Codex({ codexPathOverride: llmx, env, apiKey: 'sdk-test-key' });
+  const options = { workingDirectory: work, skipGitRepoCheck: true, sandboxMode: 'danger-full-access' };
+
+  // run: a command, then a patch, each with its item; the final response.
+  const thread = codex.startThread(options);
+  const shell = await thread.run('@mock:shell cmd=echo from-sdk');
+  const command = shell.items.find((i) => i.type === 'command_execution');
+  check(command && command.aggregated_output === 'from-sdk\n' && command.exit_code === 0 && command.status === 'completed',
+        `command_execution item: ${JSON.stringify(shell.items)}`);
+  check(shell.finalResponse.includes('from-sdk'), `final response: ${shell.finalResponse}`);
+  check(shell.usage && shell.usage.input_tokens > 0, `usage: ${JSON.stringify(shell.usage)}`);
+  check(typeof thread.id === 'string' && thread.id.length === 36, `thread id: ${thread.id}`);
+  const patch = await thread.run('@mock:apply_patch file=sdk.txt');
+  const change = patch.items.find((i) => i.type === 'file_change');
+  check(change && change.status === 'completed' && change.changes[0].kind === 'add' && change.changes[0].path.endsWith('sdk.txt'),
+        `file_change item: ${JSON.stringify(patch.items)}`);
+
+  // runStreamed: the event types in order.
+  const streamed = await codex.startThread(options).runStreamed('@mock:plan');
+  const types = [];
+  for await (const event of streamed.events) types.push(event.type + (event.item ? `:${event.item.type}` : ''));
+  check(types[0] === 'thread.started' && types[1] === 'turn.started' && types.at(-1) === 'turn.completed',
+        `streamed order: ${types.join(', ')}`);
+  check(types.includes('item.started:todo_list') && types.includes('item.completed:agent_message'),
+        `streamed items: ${types.join(', ')}`);
+
+  // resumeThread by id: the same thread goes on.
+  const resumed = codex.resumeThread(thread.id, options);
+  const again = await resumed.run('@mock:echo again');
+  check(again.finalResponse.includes('echo: again'), `resumed answer: ${again.finalResponse}`);
+  check(resumed.id === thread.id, `resumed id ${resumed.id} != ${thread.id}`);
+
+  // outputSchema: the answer parses and conforms.
+  const schema = { type: 'object', properties: { verdict: { type: 'string' }, score: { type: 'integer' } },
+                   required: ['verdict', 'score'], additionalProperties: false };
+  const structured = await codex.startThread(options).run('judge it @mock:text', { outputSchema: schema });
+  const value = JSON.parse(structured.finalResponse);
+  check(typeof value.verdict === 'string' && Number.isInteger(value.score), `structured: ${structured.finalResponse}`);
+
+  // An image input reaches the model.
+  const image = join(work, 'dot.png');
+  writeFileSync(image, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]));
+  const seen = await codex.startThread(options).run([{ type: 'text', text: '@mock:text deltas=2' }, { type: 'local_image', path: image }]);
+  check(seen.finalResponse.length > 0, 'image turn answered');
+
+  // A failing turn rejects with the model's error.
+  let rejected = null;
+  try {
+    await codex.startThread(options).run('@mock:error400');
+  } catch (e) {
+    rejected = e;
+  }
+  check(rejected && rejected.message.length > 0, 'a failing turn rejects');
+
+  console.log(`codex_sdk: run, runStreamed (${types.length} events), resumeThread, outputSchema, image and failure all passed`);
+  clearTimeout(watchdog);
+  mock.kill();
+  rmSync(scratch, { recursive: true, force: true });
+} catch (e) {
+  fail(e.stack ?? String(e));
+}
