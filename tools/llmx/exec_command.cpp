@@ -1,5 +1,7 @@
 #include "exec_command.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "protocol/base/files.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/exec_events.hpp"
+#include "protocol/rpc/exec_human.hpp"
 #include "protocol/workspace/git_info.hpp"
 #include "termination.hpp"
 #include "transport/curl_api.hpp"
@@ -21,6 +24,11 @@ namespace {
 void out(std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fflush(stdout);
+}
+void err(std::string_view s) {
+  if (s.empty()) return;
+  std::fwrite(s.data(), 1, s.size(), stderr);
+  std::fflush(stderr);
 }
 }  // namespace
 
@@ -91,9 +99,17 @@ int run_exec(const ExecOptions& options) {
     const bool machine = options.json || options.core_events;  // stdout carries JSON lines only
     exec_events::Translator translator;
     std::vector<std::string> lines;
+    exec_human::Printer human(options.color == "always" || (options.color == "auto" && ::isatty(STDERR_FILENO)));
     auto print = [&](const Event& ev) {
       if (options.core_events) return out(json::to_json(ev) + "\n");
-      if (!options.json) return;
+      if (!options.json) {  // people: progress on stderr, the answer alone on stdout (at the end)
+        if (auto* sc = ev.msg.get_if<SessionConfiguredEvent>())
+          return err(human.header({LLMX_VERSION, sc->model, cfg.provider.id, cfg.cwd,
+                                   std::string(enum_name(cfg.sandbox_policy.mode)),
+                                   std::string(enum_name(cfg.approval_policy))},
+                                  sc->session_id));
+        return err(human.on(ev));
+      }
       lines.clear();
       translator.translate(ev, lines);
       for (auto& l : lines) out(l + "\n");
@@ -135,8 +151,7 @@ int run_exec(const ExecOptions& options) {
             for (const auto& ev : batch.events) {
               const auto& msg = ev.msg;
               print(ev);
-              if (auto* d = msg.get_if<AgentMessageDeltaEvent>()) {
-                if (!machine) out(d->delta);
+              if (msg.is<AgentMessageDeltaEvent>()) {
                 printed = true;
               } else if (auto* e = msg.get_if<ErrorEvent>()) {
                 failure = e->message;
@@ -155,7 +170,8 @@ int run_exec(const ExecOptions& options) {
             interrupted = true;
             self->send(*conv, submit_atom::value, Submission{"", InterruptOp{}});
           });
-      if (printed && !machine) out("\n");
+      if (!machine && !last_message.empty()) out(last_message + "\n");
+      (void)printed;
       code = failure.empty() ? 0 : 1;
       if (!options.output_last_message.empty()) {
         std::ofstream file(options.output_last_message, std::ios::binary | std::ios::trunc);

@@ -15,6 +15,7 @@ struct ExecOptions {
   bool json = false;         // --json / --experimental-json: the SDK's event stream
   bool core_events = false;  // --core-events: every core event as one JSON line
   bool skip_git_repo_check = false;  // run outside a git repository too
+  std::string color = "auto";        // colours on stderr: auto (a terminal), always, never
   // `llmx exec resume <id> PROMPT` / `llmx exec resume --last PROMPT`: continue a stored thread,
   // appending to its rollout.
   std::optional<std::string> resume_id;

@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
                      "Print the event stream the Codex SDK reads: thread/turn/item events, one JSON line each");
   exec_cmd->add_flag("--core-events", exec.core_events, "Print every core event as one JSON line");
   exec_cmd->add_flag("--skip-git-repo-check", exec.skip_git_repo_check, "Run even outside a git repository");
+  exec_cmd->add_option("--color", exec.color, "Colours on stderr: auto (when it is a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   // One value per occurrence (repeat the flag), so the prompt after them stays the prompt.
   exec_cmd->add_option("-i,--image", exec.images, "Attach an image file to the prompt (repeatable)")
       ->allow_extra_args(false)->take_all();
