@@ -8,6 +8,18 @@
 using namespace llmx::test;
 using namespace std::chrono_literals;
 
+namespace {
+
+// The `error:` lines of stderr, among the progress shown to people.
+std::vector<std::string> error_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  for (auto& l : split_lines(err))
+    if (l.starts_with("error: ")) lines.push_back(l);
+  return lines;
+}
+
+}  // namespace
+
 TEST_CASE("exec: prints the streamed answer and exits 0") {
   TempDir home;
   MockLlm mock;
@@ -63,9 +75,7 @@ TEST_CASE("exec: a failing provider exits non-zero with one error line on stderr
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.status.exited);
   CHECK(r.status.code != 0);
-  std::vector<std::string> lines;  // the error lines among the progress
-  for (auto& l : split_lines(r.err))
-    if (l.starts_with("error: ")) lines.push_back(l);
+  auto lines = error_lines(r.err);
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].find("Invalid request (mock): bad field") != std::string::npos);
   CHECK(r.out.empty());
@@ -81,9 +91,7 @@ TEST_CASE("exec: connection refused exits non-zero with the reason") {
   CHECK(std::chrono::steady_clock::now() - t0 < 5s);
   CHECK(r.status.exited);
   CHECK(r.status.code != 0);
-  std::vector<std::string> lines;  // the error lines among the progress
-  for (auto& l : split_lines(r.err))
-    if (l.starts_with("error: ")) lines.push_back(l);
+  auto lines = error_lines(r.err);
   REQUIRE(lines.size() == 1);
   const bool says_why = lines[0].find("onnect") != std::string::npos;  // "Connection failed", "Couldn't connect"
   CHECK(says_why);

@@ -80,6 +80,15 @@ std::vector<std::string> offered_tools(simdjson::dom::object root) {
   return names;
 }
 
+void read_common_fields(simdjson::dom::object root, ChatRequest &req) {
+  std::string_view model;
+  if (root["model"].get_string().get(model) == simdjson::SUCCESS && !model.empty()) req.model = model;
+  req.tools = offered_tools(root);
+  req.schema_answer = structured_answer(root);
+  bool stream = false;
+  if (root["stream"].get_bool().get(stream) == simdjson::SUCCESS) req.stream = stream;
+}
+
 std::string structured_answer(simdjson::dom::object root) {
   simdjson::dom::element schema;
   if (root["response_format"]["json_schema"]["schema"].get(schema) == simdjson::SUCCESS ||
@@ -126,12 +135,9 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
   if (!parsed) return std::nullopt;
   simdjson::dom::object root = *parsed;
   ChatRequest req;
+  read_common_fields(root, req);
   std::string_view sv;
-  if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;
-  req.tools = offered_tools(root);
-  req.schema_answer = structured_answer(root);
   bool flag = false;
-  if (root["stream"].get_bool().get(flag) == simdjson::SUCCESS) req.stream = flag;
   if (root["stream_options"]["include_usage"].get_bool().get(flag) == simdjson::SUCCESS)
     req.include_usage = flag;
 

@@ -62,6 +62,9 @@ std::optional<ChatRequest> parse_chat_request(const std::string &body, std::stri
 // (Responses).
 std::vector<std::string> offered_tools(simdjson::dom::object root);
 
+// What both wires spell alike: model, stream, the tools offered, the structured-output answer.
+void read_common_fields(simdjson::dom::object root, ChatRequest &req);
+
 // The answer a request for structured output gets: a value of its schema ("" when none).
 std::string structured_answer(simdjson::dom::object root);
 

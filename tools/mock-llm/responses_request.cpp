@@ -68,12 +68,8 @@ std::optional<ChatRequest> parse_responses_request(const std::string &body, std:
   simdjson::dom::object root = *parsed;
   ChatRequest req;
   req.responses_wire = true;
+  read_common_fields(root, req);
   std::string_view sv;
-  if (root["model"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty()) req.model = sv;
-  req.tools = offered_tools(root);
-  req.schema_answer = structured_answer(root);
-  bool flag = false;
-  if (root["stream"].get_bool().get(flag) == simdjson::SUCCESS) req.stream = flag;
   if (root["instructions"].get_string().get(sv) == simdjson::SUCCESS && !sv.empty())
     add_message(req, "system", std::string(sv));
 
