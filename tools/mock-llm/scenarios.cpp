@@ -149,6 +149,26 @@ Script sc_tool(const ChatRequest &req, const Directive &d) {
   return single_tool_script("Calling a tool.", "call_tool_1", name, d.param("args").value_or("{}"));
 }
 
+// A small task in three steps, one per request: look around with a command, add a file with a
+// patch, then answer saying what was done (the demo). `file=` names the file (notes.md).
+Script sc_task(const ChatRequest &req, const Directive &d) {
+  size_t tool_results = 0;
+  for (const auto &m : req.messages) tool_results += m.role == "tool";
+  const std::string file = d.param("file").value_or("notes.md");
+  if (tool_results == 0)
+    return single_tool_script("Let me look at the workspace first.", "call_task_1", "shell",
+                              shell_arguments("ls -la && echo files: $(ls | wc -l)"));
+  if (tool_results == 1) {
+    const std::string input = "*** Begin Patch\n*** Add File: " + file +
+                              "\n+# Notes\n+\n+Written by the agent after looking at the workspace.\n*** End Patch\n";
+    std::string args = R"({"input":)";
+    append_json_string(args, input);
+    args += '}';
+    return single_tool_script("Now I will write the notes.", "call_task_2", "apply_patch", args);
+  }
+  return fixed_text_script("Done: I listed the workspace and wrote " + file + " with a short note.");
+}
+
 Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
   if (req.after_tool()) return tool_result_script(req, "Patch result: ", d);
   const std::string file = d.param("file").value_or("hello.txt");
@@ -286,7 +306,7 @@ const std::vector<Entry> &registry() {
       {"cut", sc_cut},           {"malformed", sc_malformed},
       {"stream_error", sc_stream_error}, {"reasoning", sc_reasoning},
       {"badargs", sc_badargs},   {"unknown_tool", sc_unknown_tool},
-      {"toolstream", sc_toolstream}, {"tool", sc_tool},
+      {"toolstream", sc_toolstream}, {"tool", sc_tool}, {"task", sc_task},
       // Fault injection (fault_scenarios.cpp); status, error_chunk and context_length are
       // decided in plan_fault.
       {"status", sc_unused},     {"headers_only", sc_headers_only},
