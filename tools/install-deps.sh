@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of llmx from Debian's packages, by name.
-# (ripgrep: the grep_files tool runs `rg`, DECISIONS E9.)
+# (ripgrep: the grep_files tool runs `rg`, DECISIONS E9; tmux: a test looks at exec on a terminal.)
 # Idempotent: packages already present are not fetched again.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
       libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev libssl-dev
-      nodejs npm ripgrep)
+      nodejs npm ripgrep tmux)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue

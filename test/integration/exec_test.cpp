@@ -2,6 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <functional>
+#include <thread>
+
+#include <unistd.h>
 
 #include "test/support/harness.hpp"
 
@@ -265,4 +269,42 @@ TEST_CASE("exec: --output-schema asks for structured output on either wire, and 
   auto bad = run_llmx({"exec", "--skip-git-repo-check", "--output-schema", work.write("bad.json", "[1,"), "x"}, env);
   CHECK(bad.status.describe() == "exit code 1");
   CHECK(contains(bad.err, "is not a JSON Schema"));
+}
+
+TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, colours and the answer") {
+  TempDir home;
+  TempDir work;
+  MockLlm mock;
+  const std::string socket = "llmx-exec-test-" + std::to_string(::getpid());
+  auto tmux = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"-L", socket});
+    args.insert(args.begin(), "/usr/bin/tmux");
+    SpawnOptions o;
+    o.argv = args;
+    ChildProcess p(std::move(o));
+    p.close_stdin();
+    auto out = p.read_all_stdout();
+    p.wait();
+    return out;
+  };
+  struct Cleanup {
+    std::function<void()> f;
+    ~Cleanup() { f(); }
+  } cleanup{[&] { tmux({"kill-server"}); }};
+  std::string command = "env LLMX_HOME=" + home.path() + " LLMX_BASE_URL=" + mock.url() + " LLMX_API_KEY=test " +
+                        LLMX_BIN + " exec --skip-git-repo-check -s danger-full-access -C " + work.path() +
+                        " '@mock:shell cmd=echo on-a-terminal'; echo EXIT=$?; sleep 30";
+  tmux({"new-session", "-d", "-x", "160", "-y", "50", command});
+  std::string pane;
+  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
+    std::this_thread::sleep_for(100ms);
+    pane = tmux({"capture-pane", "-p", "-e", "-t", "0"});
+  }
+  INFO(pane);
+  CHECK(contains(pane, "EXIT=0"));
+  CHECK(contains(pane, "thread id"));
+  CHECK(contains(pane, "echo on-a-terminal"));
+  CHECK(contains(pane, "exited 0"));
+  CHECK(contains(pane, "The command printed:"));
+  CHECK(contains(pane, "\x1b["));  // colours on a terminal
 }
