@@ -152,6 +152,8 @@ Config load_config(const ConfigOverrides& o) {
                   "windows_wsl_setup_acknowledged", "notice", "otel", "experimental_use_unified_exec_tool",
                   "experimental_use_rmcp_client", "experimental_use_freeform_apply_patch",
                   "experimental_sandbox_command_assessment", "include_apply_patch_tool",
+                  // what the Codex SDK passes for its `baseUrl` option
+                  "openai_base_url",
                   // llmx's own
                   "approval_timeout", "sandbox_fallback", "rollout_fsync"});
   cfg.cwd = resolve_cwd(o.cwd);
@@ -192,6 +194,10 @@ Config load_config(const ConfigOverrides& o) {
   if (auto v = top.string("review_model")) cfg.review_model = *v;
 
   auto providers = builtin_providers();
+  // `openai_base_url` (the Codex SDK's `baseUrl`): the built-in providers' endpoint, over the
+  // environment's.
+  if (auto url = top.string("openai_base_url"))
+    for (const char* id : {"litellm", "openai"}) providers[id].base_url = *url;
   if (auto user = top.table("model_providers"))
     for (auto&& [k, v] : user->table()) apply_provider_table(providers, *user->table(k.str()), std::string(k.str()));
   std::string provider_id = "litellm";

@@ -79,6 +79,12 @@ try {
   const seen = await codex.startThread(options).run([{ type: 'text', text: '@mock:text deltas=2' }, { type: 'local_image', path: image }]);
   check(seen.finalResponse.length > 0, 'image turn answered');
 
+  // The SDK's baseUrl option (`--config openai_base_url=...`) is the endpoint, with no variable set.
+  const { OPENAI_BASE_URL, ...noUrl } = env;
+  const viaOption = new Codex({ codexPathOverride: llmx, env: noUrl, apiKey: 'sdk-test-key', baseUrl: url });
+  const optioned = await viaOption.startThread(options).run('@mock:echo via option');
+  check(optioned.finalResponse.includes('echo: via option'), `baseUrl option: ${optioned.finalResponse}`);
+
   // A failing turn rejects with the model's error.
   let rejected = null;
   try {
@@ -88,7 +94,7 @@ try {
   }
   check(rejected && rejected.message.length > 0, 'a failing turn rejects');
 
-  console.log(`codex_sdk: run, runStreamed (${types.length} events), resumeThread, outputSchema, image and failure all passed`);
+  console.log(`codex_sdk: run, runStreamed (${types.length} events), resumeThread, outputSchema, image, baseUrl and failure all passed`);
   clearTimeout(watchdog);
   mock.kill();
   rmSync(scratch, { recursive: true, force: true });
