@@ -301,10 +301,7 @@ TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, col
     pane = tmux({"capture-pane", "-p", "-e", "-t", "0"});
   }
   INFO(pane);
-  CHECK(contains(pane, "EXIT=0"));
-  CHECK(contains(pane, "thread id"));
-  CHECK(contains(pane, "echo on-a-terminal"));
-  CHECK(contains(pane, "exited 0"));
-  CHECK(contains(pane, "The command printed:"));
-  CHECK(contains(pane, "\x1b["));  // colours on a terminal
+  // The exit status, the header, the command and its end, the answer, and colours.
+  for (std::string_view seen : {"EXIT=0", "thread id", "echo on-a-terminal", "exited 0", "The command printed:", "\x1b["})
+    CHECK_MESSAGE(contains(pane, seen), seen);
 }
