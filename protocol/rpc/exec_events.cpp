@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "protocol/base/json_writer.hpp"
+#include "protocol/rpc/mcp_client_api.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::exec_events {
@@ -22,35 +23,23 @@ std::string with_error(std::string_view type, const std::string& message) {
   return w.take();
 }
 
-// The `{"Ok": CallToolResult}` / `{"Err": "..."}` of mcp_tool_call_end as the item's result and
-// error fields, and its status.
+// mcp_tool_call_end's result as the item's result, error and status fields.
 void mcp_result(json::Writer& w, const RawJson& result) {
-  json::Parser p;
-  auto root = p.parse(result.text);
-  auto ok = root.at_key("Ok");
-  if (ok.error() == simdjson::SUCCESS && ok.value_unsafe().is_object()) {
-    auto o = ok.value_unsafe().get_object().value_unsafe();
-    w.key("result").begin_object().key("content");
-    auto content = o["content"];
-    w.raw(content.error() == simdjson::SUCCESS ? json::to_text(content.value_unsafe()) : "[]");
-    w.key("structured_content");
-    auto structured = o["structuredContent"];
-    structured.error() == simdjson::SUCCESS ? (void)w.raw(json::to_text(structured.value_unsafe())) : (void)w.null();
+  auto end = mcp::read_call_end(result.text);
+  w.key("result");
+  if (end.ok) {
+    w.begin_object().key("content").raw(end.content).key("structured_content");
+    end.structured ? (void)w.raw(*end.structured) : (void)w.null();
     w.end_object();
-    w.key("error").null();
-    auto is_error = o["isError"];
-    bool failed = is_error.error() == simdjson::SUCCESS && is_error.value_unsafe().is_bool() &&
-                  is_error.value_unsafe().get_bool().value_unsafe();
-    w.field("status", failed ? "failed" : "completed");
-    return;
+  } else {
+    w.null();
   }
-  auto err = root.at_key("Err");
-  std::string message = err.error() == simdjson::SUCCESS && err.value_unsafe().is_string()
-                            ? std::string(err.value_unsafe().get_string().value_unsafe())
-                            : "the call failed";
-  w.key("result").null();
-  w.key("error").begin_object().field("message", message).end_object();
-  w.field("status", "failed");
+  w.key("error");
+  if (end.ok)
+    w.null();
+  else
+    w.begin_object().field("message", end.error).end_object();
+  w.field("status", end.failed ? "failed" : "completed");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/rpc/mcp_client_api.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::exec_human {
@@ -119,7 +120,7 @@ std::string Printer::on(const Event& ev) {
     return paint(kMagenta, "tool ") + paint(kBold, mb->invocation.server + "/" + mb->invocation.tool) +
            (mb->invocation.arguments ? paint(kDim, " " + mb->invocation.arguments->text) : "") + "\n";
   if (auto* me = msg.get_if<McpToolCallEndEvent>()) {
-    bool ok = me->result.text.starts_with("{\"Ok\"");
+    bool ok = !mcp::read_call_end(me->result.text).failed;
     return paint(ok ? kGreen : kRed, fmt::format("  {} in {}", ok ? "done" : "failed", duration_text(me->duration))) +
            "\n";
   }

@@ -8,6 +8,16 @@
 
 namespace llmx::mcp {
 
+namespace {
+
+// `isError: true` (anything else is not an error).
+bool is_error_result(json::Object result) {
+  auto flag = result["isError"];
+  return flag.error() == simdjson::SUCCESS && flag.value_unsafe().is_bool() && flag.value_unsafe().get_bool().value_unsafe();
+}
+
+}  // namespace
+
 std::string client_initialize_params() {
   json::Writer w;
   w.begin_object().field("protocolVersion", kClientProtocolVersions.front());
@@ -93,9 +103,7 @@ ToolOutput tool_output(json::Element call_result) {
     return out;
   }
   auto o = call_result.get_object().value_unsafe();
-  auto is_error = o["isError"];  // anything but `true` is not an error
-  out.success = !(is_error.error() == simdjson::SUCCESS && is_error.value_unsafe().is_bool() &&
-                  is_error.value_unsafe().get_bool().value_unsafe());
+  out.success = !is_error_result(o);
   if (auto structured = json::get(o, "structuredContent"); structured && !structured->is_null()) {
     out.text = json::to_text(*structured);
     return out;
@@ -121,6 +129,26 @@ ToolOutput tool_output(json::Element call_result) {
   }
   if (image && !other) out.parts = std::move(parts);
   return out;
+}
+
+CallEnd read_call_end(std::string_view result_json) {
+  CallEnd end;
+  json::Parser p;
+  auto root = p.parse(result_json);
+  auto ok = root.at_key("Ok");
+  if (ok.error() == simdjson::SUCCESS && ok.value_unsafe().is_object()) {
+    auto o = ok.value_unsafe().get_object().value_unsafe();
+    end.ok = true;
+    end.failed = is_error_result(o);
+    if (auto content = json::get(o, "content")) end.content = json::to_text(*content);
+    if (auto structured = json::get(o, "structuredContent")) end.structured = json::to_text(*structured);
+    return end;
+  }
+  auto err = root.at_key("Err");
+  end.error = err.error() == simdjson::SUCCESS && err.value_unsafe().is_string()
+                  ? std::string(err.value_unsafe().get_string().value_unsafe())
+                  : "the call failed";
+  return end;
 }
 
 }  // namespace llmx::mcp

@@ -67,4 +67,14 @@ struct ToolOutput {
 };
 ToolOutput tool_output(json::Element call_result);
 
+// mcp_tool_call_end's `result` read back: `{"Ok": CallToolResult}` or `{"Err": "<message>"}`.
+struct CallEnd {
+  bool ok = false;                        // answered (it may still be an error result)
+  bool failed = true;                     // Err, or a result with `isError: true`
+  std::string content = "[]";             // ok: the content blocks as JSON
+  std::optional<std::string> structured;  // ok: structuredContent as JSON, when present
+  std::string error;                      // Err: the message
+};
+CallEnd read_call_end(std::string_view result_json);
+
 }  // namespace llmx::mcp

@@ -1,6 +1,7 @@
 #include "protocol/rpc/v2_events.hpp"
 
 #include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/mcp_client_api.hpp"
 #include "protocol/rpc/v2_api.hpp"
 
 namespace llmx::v2 {
@@ -65,41 +66,19 @@ std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpT
   w.begin_object().field("type", "mcpToolCall").field("id", id).field("server", inv.server).field("tool", inv.tool);
   w.key("arguments");
   inv.arguments ? (void)w.raw(inv.arguments->text) : (void)w.null();
-  std::string_view status = "inProgress";
+  std::optional<mcp::CallEnd> done;
+  if (end) done = mcp::read_call_end(end->result.text);
   w.key("result");
-  std::optional<std::string> error;
-  if (!end) {
-    w.null();
+  if (done && done->ok) {
+    w.begin_object().key("content").raw(done->content).key("structuredContent");
+    done->structured ? (void)w.raw(*done->structured) : (void)w.null();
+    w.end_object();
   } else {
-    json::Parser p;
-    auto root = p.parse(end->result.text);
-    auto ok = root.at_key("Ok");
-    if (ok.error() == simdjson::SUCCESS && ok.value_unsafe().is_object()) {
-      auto o = ok.value_unsafe().get_object().value_unsafe();
-      w.begin_object().key("content");
-      if (auto c = json::get(o, "content"); c && c->is_array())
-        w.raw(json::to_text(*c));
-      else
-        w.raw("[]");
-      w.key("structuredContent");
-      if (auto s = json::get(o, "structuredContent"))
-        w.raw(json::to_text(*s));
-      else
-        w.null();
-      w.end_object();
-      auto flag = o["isError"];  // anything but `true` is not an error
-      bool is_error = flag.error() == simdjson::SUCCESS && flag.value_unsafe().is_bool() &&
-                      flag.value_unsafe().get_bool().value_unsafe();
-      status = is_error ? "failed" : "completed";
-    } else {
-      w.null();
-      auto err = root.at_key("Err");
-      error = err.error() == simdjson::SUCCESS && err.value_unsafe().is_string()
-                  ? std::string(err.value_unsafe().get_string().value_unsafe())
-                  : std::string("the call failed");
-      status = "failed";
-    }
+    w.null();
   }
+  std::optional<std::string> error;
+  if (done && !done->ok) error = done->error;
+  std::string_view status = !done ? "inProgress" : done->failed ? "failed" : "completed";
   w.key("error");
   if (error)
     w.begin_object().field("message", *error).end_object();
@@ -156,12 +135,10 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     out.push_back({"item/completed", item_params(command_item(e->call_id, command, output, e->exit_code,
                                                               e->exit_code == 0 ? "completed" : "failed", ms))});
   } else if (auto* mb = msg.get_if<McpToolCallBeginEvent>()) {
-    mcp_calls_[mb->call_id] = mb->invocation;
     out.push_back({"item/started", item_params(mcp_item(mb->call_id, mb->invocation, nullptr))});
   } else if (auto* mp = msg.get_if<McpToolCallProgressEvent>()) {
     out.push_back({"item/mcpToolCall/progress", json::to_json(ProgressNotification{mp->call_id, mp->message})});
   } else if (auto* me = msg.get_if<McpToolCallEndEvent>()) {
-    mcp_calls_.erase(me->call_id);
     out.push_back({"item/completed", item_params(mcp_item(me->call_id, me->invocation, me))});
   } else if (auto* err = msg.get_if<ErrorEvent>()) {
     error_ = err->message;
@@ -183,7 +160,6 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     error_.reset();
     last_usage_ = {};
     commands_.clear();
-    mcp_calls_.clear();
   }
 }
 

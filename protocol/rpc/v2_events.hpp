@@ -28,7 +28,6 @@ class EventTranslator {
     std::string output;  // aggregated as it streams (head kept for item/completed)
   };
   std::map<std::string, RunningCommand> commands_;  // by call id
-  std::map<std::string, McpInvocation> mcp_calls_;   // by call id
   std::optional<std::string> error_;               // the running turn failed with this
   TokenUsage last_usage_;
 };

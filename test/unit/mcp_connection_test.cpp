@@ -260,3 +260,19 @@ TEST_CASE("mcp connection: with several calls in flight an elicitation belongs t
   c.on_message(R"([{"jsonrpc":"2.0","id":"x","method":"ping"},[{"jsonrpc":"2.0","id":"y","method":"ping"}]])", out);
   CHECK(out.messages.size() == 1);
 }
+
+TEST_CASE("mcp call end: the Ok and Err of mcp_tool_call_end read back one way for every consumer") {
+  auto ok = read_call_end(R"({"Ok":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":1}}})");
+  CHECK(ok.ok);
+  CHECK_FALSE(ok.failed);
+  CHECK(ok.content == R"([{"type":"text","text":"hi"}])");
+  CHECK(ok.structured == std::optional<std::string>(R"({"a":1})"));
+  auto flagged = read_call_end(R"({"Ok":{"content":[],"isError":true}})");
+  CHECK(flagged.ok);
+  CHECK(flagged.failed);
+  CHECK_FALSE(flagged.structured);
+  auto err = read_call_end(R"({"Err":"timed out"})");
+  CHECK_FALSE(err.ok);
+  CHECK(err.failed);
+  CHECK(err.error == "timed out");
+}
