@@ -111,13 +111,13 @@ void carry(client_ptr self, mcp::Connection::Output& out) {
         for (auto& m : reply.messages) s.transport->send(std::move(m));
     };
     if (it == st.calls.end() || !it->second.caller) {
-      answer(R"({"action":"decline"})");
+      answer(mcp::elicit_result(ReviewDecision::denied));
       continue;
     }
     McpElicitation ask{it->second.key, st.name, std::move(e.message), RawJson{std::move(e.requested_schema)}};
     self->request(caf::actor_cast<turn_executor_actor>(it->second.caller), caf::infinite, std::move(ask))
         .then([=](McpElicitationReply& r) { answer(r.result); },
-              [=](caf::error&) { answer(R"({"action":"decline"})"); });
+              [=](caf::error&) { answer(mcp::elicit_result(ReviewDecision::denied)); });
   }
   if (out.became_ready) {
     st.up = McpClientState::Up::ready;

@@ -6,7 +6,7 @@
 #include "actors/model_streamer.hpp"
 #include "actors/task_loop.hpp"
 #include "protocol/model/tools.hpp"
-#include "protocol/base/json_writer.hpp"
+#include "protocol/rpc/mcp_client_api.hpp"
 #include "sandbox/exec_env.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
@@ -203,7 +203,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](McpElicitation& e) -> caf::result<McpElicitationReply> {
         auto& st = self->state;
         if (!st.can_ask || !st.mcp_call || st.mcp_call->second != e.key)
-          return McpElicitationReply{R"({"action":"decline"})"};
+          return McpElicitationReply{mcp::elicit_result(ReviewDecision::denied)};
         // Asked like an approval (the broker's timeout and turn-end rules apply), answered by the
         // resolve_elicitation op.
         auto id = fmt::format("{}/elicitation/{}", e.key, ++st.mcp_calls);
@@ -217,18 +217,11 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         self->request(st.broker, caf::infinite, std::move(req))
             .then(
                 [=](ApprovalReply& reply) mutable {
-                  json::Writer w;
-                  w.begin_object();
-                  if (reply.decision == ReviewDecision::approved || reply.decision == ReviewDecision::approved_for_session) {
-                    w.field("action", "accept");
-                    if (reply.content) w.key("content").raw(reply.content->text);
-                  } else {
-                    w.field("action", reply.decision == ReviewDecision::abort ? "cancel" : "decline");
-                  }
-                  w.end_object();
-                  promise.deliver(McpElicitationReply{w.take()});
+                  promise.deliver(McpElicitationReply{mcp::elicit_result(reply.decision, reply.content)});
                 },
-                [=](caf::error&) mutable { promise.deliver(McpElicitationReply{R"({"action":"decline"})"}); });
+                [=](caf::error&) mutable {
+                  promise.deliver(McpElicitationReply{mcp::elicit_result(ReviewDecision::denied)});
+                });
         return promise;
       },
       [=](McpProgress& p) {

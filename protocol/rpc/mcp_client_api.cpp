@@ -151,4 +151,17 @@ CallEnd read_call_end(std::string_view result_json) {
   return end;
 }
 
+std::string elicit_result(ReviewDecision decision, const std::optional<RawJson>& content) {
+  json::Writer w;
+  w.begin_object();
+  if (decision == ReviewDecision::approved || decision == ReviewDecision::approved_for_session) {
+    w.field("action", "accept");
+    if (content) w.key("content").raw(content->text);
+  } else {
+    w.field("action", decision == ReviewDecision::abort ? "cancel" : "decline");
+  }
+  w.end_object();
+  return w.take();
+}
+
 }  // namespace llmx::mcp

@@ -14,6 +14,7 @@
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/reflect.hpp"
 #include "protocol/core/items.hpp"
+#include "protocol/core/policy.hpp"
 
 namespace llmx::mcp {
 
@@ -66,6 +67,10 @@ struct ToolOutput {
   std::vector<ContentItem> parts;  // input_text / input_image, only when an image is among them
 };
 ToolOutput tool_output(json::Element call_result);
+
+// Our answer to a server's elicitation/create (an ElicitResult): accept with the form's content
+// when approved, cancel on abort, decline otherwise (a denial, a timeout, nobody to ask).
+std::string elicit_result(ReviewDecision decision, const std::optional<RawJson>& content = std::nullopt);
 
 // mcp_tool_call_end's `result` read back: `{"Ok": CallToolResult}` or `{"Err": "<message>"}`.
 struct CallEnd {

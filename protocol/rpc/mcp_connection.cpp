@@ -100,7 +100,7 @@ void Connection::answer(const std::string& id, std::string_view result_json, Out
   out.messages.push_back(kEncoder.result(rpc::Id{id}, result_json));
 }
 
-void Connection::decline(const std::string& id, Output& out) { answer(id, R"({"action":"decline"})", out); }
+void Connection::decline(const std::string& id, Output& out) { answer(id, elicit_result(ReviewDecision::denied), out); }
 
 void Connection::fail(const std::string& why, Output& out) {
   if (phase_ == Phase::initializing || phase_ == Phase::listing) out.failure = why;

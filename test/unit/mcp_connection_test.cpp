@@ -276,3 +276,11 @@ TEST_CASE("mcp call end: the Ok and Err of mcp_tool_call_end read back one way f
   CHECK(err.failed);
   CHECK(err.error == "timed out");
 }
+
+TEST_CASE("mcp elicit result: accept with the form, cancel on abort, decline otherwise") {
+  CHECK(elicit_result(ReviewDecision::approved, RawJson{R"({"name":"Ada"})"}) ==
+        R"({"action":"accept","content":{"name":"Ada"}})");
+  CHECK(elicit_result(ReviewDecision::approved_for_session) == R"({"action":"accept"})");
+  CHECK(elicit_result(ReviewDecision::abort) == R"({"action":"cancel"})");
+  CHECK(elicit_result(ReviewDecision::denied) == R"({"action":"decline"})");
+}
