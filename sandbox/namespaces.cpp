@@ -139,14 +139,22 @@ int build_mounts(const MountPlan& plan, int* scratch, bool fresh_proc, const cha
     // Devices made inside a writable root must not open; set-id bits must not count.
     if (int e = set_attr(path, AT_RECURSIVE, MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID, 0)) return e;
   }
+  // A protected path removed since the plan was made has nothing left to protect (another
+  // process may delete a repository under /tmp at any moment): skip it rather than fail.
   *step = "bind .git read-only";
   for (const auto& p : plan.read_only) {
-    if (::mount(p.c_str(), p.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+    if (::mount(p.c_str(), p.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+      if (errno == ENOENT) continue;
+      return errno;
+    }
     if (int e = set_attr(p.c_str(), AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) return e;
   }
   *step = "hide secrets";
   for (const auto& p : plan.hidden) {
-    if (::mount("/dev/null", p.c_str(), nullptr, MS_BIND, nullptr) != 0) return errno;
+    if (::mount("/dev/null", p.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+      if (errno == ENOENT) continue;
+      return errno;
+    }
     if (int e = set_attr(p.c_str(), 0, MOUNT_ATTR_RDONLY, 0)) return e;
   }
   // The PID namespace's own /proc: only the command's processes are visible.

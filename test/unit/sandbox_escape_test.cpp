@@ -7,6 +7,9 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
+#include <sys/wait.h>
+
+#include "sandbox/process_spawn.hpp"
 #include "test/unit/escape_fixture.hpp"
 
 using namespace llmx;
@@ -195,6 +198,24 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: .git stays read-only (bind mount)") {
   // The bind mount lives in the child's namespace only: the server still writes .git.
   spit(ws + "/.git/server-side", "ok");
   CHECK(slurp(ws + "/.git/server-side") == "ok");
+}
+
+// A .git found when the sandbox was planned may be gone when the child mounts (another process
+// removed that repository): nothing is left to protect, so the command still starts.
+TEST_CASE_FIXTURE(Escape, "escape/ww: a .git removed between plan and start does not fail the spawn") {
+  fs::create_directories(ws + "/gone/.git");
+  SpawnRequest r = request(SandboxMode::workspace_write, "exit 0");
+  r.cwd = r.sandbox_cwd = ws + "/gone";
+  PreparedSpawn spawn;
+  std::string error;
+  REQUIRE(spawn.prepare(r, &error));
+  fs::remove_all(ws + "/gone/.git");
+  ChildProcess child;
+  CHECK_MESSAGE(spawn.start(child, &error), error);
+  if (child.pid > 0) {
+    int status = 0;
+    ::waitpid(child.pid, &status, 0);
+  }
 }
 
 TEST_CASE_FIXTURE(Escape, "escape/ww: nested repositories' .git and submodule gitlinks are read-only too") {
