@@ -149,6 +149,7 @@ rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
   if (cfg.user_instructions) meta.instructions = *cfg.user_instructions;
   meta.source = JsonOf<SessionSource>{json::to_json(cfg.session_source)};
   meta.model_provider = cfg.provider.id;
+  meta.thread_source = cfg.thread_source;
   return meta;
 }
 

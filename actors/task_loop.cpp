@@ -58,7 +58,9 @@ void TaskLoop::send_request(Steps& out) {
   if (tools_.mcp) tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
   request(out, history_, std::move(tools));
   // The turn's answer (not a compaction's summary) keeps to the requested schema.
-  std::get<Request>(out.back()).request.prompt.output_schema = spec_.config.output_schema;
+  auto& prompt = std::get<Request>(out.back()).request.prompt;
+  prompt.output_schema = spec_.config.output_schema;
+  prompt.cyber_access_program = spec_.config.cyber_access_program;
 }
 
 void TaskLoop::start(Steps& out) {

@@ -132,6 +132,10 @@ struct Config {
   std::optional<std::string> model_verbosity;             // low | medium | high
   // The final answer must be JSON of this schema (`llmx exec --output-schema`; not a config key).
   std::optional<RawJson> output_schema;
+  // `llmx exec --cyber-access-program`: sent on the Responses wire as access_programs.cyber.
+  std::optional<std::string> cyber_access_program;
+  // `llmx exec --thread-source`: how a new thread is classified in its session_meta.
+  std::optional<std::string> thread_source;
   std::optional<bool> model_supports_reasoning_summaries;
   std::optional<std::string> model_reasoning_summary_format;  // none | experimental
   std::optional<std::vector<std::string>> notify;             // argv (engine.md §4.9)
@@ -169,6 +173,7 @@ struct Config {
               v("model_max_output_tokens", s.model_max_output_tokens);
               v("model_auto_compact_token_limit", s.model_auto_compact_token_limit);
               v("model_verbosity", s.model_verbosity); v("output_schema", s.output_schema);
+              v("cyber_access_program", s.cyber_access_program); v("thread_source", s.thread_source);
               v("model_supports_reasoning_summaries", s.model_supports_reasoning_summaries);
               v("model_reasoning_summary_format", s.model_reasoning_summary_format); v("notify", s.notify);
               v("user_instructions", s.user_instructions);

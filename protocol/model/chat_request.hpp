@@ -35,11 +35,14 @@ struct Prompt {
   // The final answer must be JSON of this schema (`llmx exec --output-schema`): Chat's
   // response_format, Responses' text.format.
   std::optional<RawJson> output_schema;
+  // Responses only: the access program requested for the model (`access_programs.cyber`).
+  std::optional<std::string> cyber_access_program;
   LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
               v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
               v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
               v("reasoning_effort", s.reasoning_effort); v("reasoning_summary", s.reasoning_summary);
-              v("verbosity", s.verbosity); v("output_schema", s.output_schema))
+              v("verbosity", s.verbosity); v("output_schema", s.output_schema);
+              v("cyber_access_program", s.cyber_access_program))
 };
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a

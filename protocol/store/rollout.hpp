@@ -43,10 +43,12 @@ struct SessionMeta {
   JsonOf<SessionSource> source{"\"vscode\""};
   std::optional<std::string> model_provider;
   std::optional<GitInfo> git;
+  std::optional<std::string> thread_source;  // who started the thread (`exec --thread-source`)
   LLMX_FIELDS(v("id", s.id); v("timestamp", s.timestamp); v("cwd", s.cwd);
               v("originator", s.originator); v("cli_version", s.cli_version);
               v("instructions", s.instructions); v("source", s.source, Field::defaulted);
-              v("model_provider", s.model_provider); v("git", s.git))
+              v("model_provider", s.model_provider); v("git", s.git);
+              v("thread_source", s.thread_source))
   // `source` as a plain string when it is one ("cli"), else its JSON text.
   std::string source_name() const;
 };

@@ -271,6 +271,28 @@ TEST_CASE("exec: --output-schema asks for structured output on either wire, and 
   CHECK(contains(bad.err, "is not a JSON Schema"));
 }
 
+TEST_CASE("exec: --cyber-access-program goes on the Responses wire; Chat providers and unknown programs are refused") {
+  TempDir home;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "-c", "model_providers.litellm.wire_api=responses",
+                     "--cyber-access-program", "daybreak_blue", "@mock:text deltas=1"},
+                    env);
+  INFO(r.err);
+  REQUIRE(r.status.describe() == "exit code 0");
+  auto sent = recorded_requests(mock);
+  CHECK(sent.str("/requests/0/access_programs/cyber") == "daybreak_blue");
+  auto chat = run_llmx({"exec", "--skip-git-repo-check", "--cyber-access-program", "standard", "x"}, env);
+  CHECK(chat.status.describe() == "exit code 2");
+  CHECK(contains(chat.err, "not supported with provider `litellm`"));
+  auto unknown = run_llmx({"exec", "--skip-git-repo-check", "-c", "model_providers.litellm.wire_api=responses",
+                           "--cyber-access-program", "daybreak-blue", "x"},
+                          env);
+  CHECK(unknown.status.describe() == "exit code 2");
+  CHECK(contains(unknown.err, "daybreak-blue"));
+  CHECK_FALSE(recorded_requests(mock).has("/requests/1"));  // neither refusal reached the model
+}
+
 TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, colours and the answer") {
   TempDir home;
   TempDir work;

@@ -55,6 +55,28 @@ std::string last_request_text(MockLlm& mock) {
 
 }  // namespace
 
+TEST_CASE("threads: exec --thread-source (the SDK's threadSource) is recorded in a new thread's session_meta") {
+  TempDir home;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--thread-source", "ci-bot", "@mock:text deltas=1"}, env);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.status.ok());
+  auto files = rollout_files(home.file("sessions"));
+  REQUIRE(files.size() == 1);
+  Message meta(split_lines(read_file(files[0])).front());
+  CHECK(meta.str("/payload/thread_source") == "ci-bot");
+  CHECK(meta.str("/payload/source") == "exec");
+  // Without the flag the field is absent, as before.
+  auto plain = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=1"}, env);
+  REQUIRE(plain.status.ok());
+  files = rollout_files(home.file("sessions"));
+  REQUIRE(files.size() == 2);
+  size_t with_field = 0;
+  for (auto& f : files) with_field += contains(read_file(f), R"("thread_source")") ? 1 : 0;
+  CHECK(with_field == 1);
+}
+
 TEST_CASE("threads: exec records a rollout; exec resume continues the same file with the old history") {
   TempDir home;
   MockLlm mock;

@@ -1,17 +1,20 @@
 // The Codex TypeScript SDK (@openai/codex-sdk, pinned) drives `llmx exec` (issue 14) through
 // `codexPathOverride`, against mock-llm, in a scratch HOME and workspace: run (final response,
 // command_execution and file_change items), runStreamed (the event types in order), resumeThread
-// by id, outputSchema, an image input, and a failing turn (the promise rejects).
+// by id, outputSchema, an image input, threadSource, and a failing turn (the promise rejects).
+// The SDK spawns llmx through a wrapper that keeps a copy of its stdout: every line it read is
+// validated against the exported ExecThreadEvent schema at the end.
 //   node codex_sdk.mjs --llmx PATH --mock-llm PATH
 import { Codex } from '@openai/codex-sdk';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import Ajv from 'ajv';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
 
 const arg = (name) => process.argv[process.argv.indexOf(name) + 1];
-const llmx = arg('--llmx');
+const realLlmx = arg('--llmx');
 const scratch = mkdtempSync(join(tmpdir(), 'llmx-codex-sdk-'));
 let mock;
 const watchdog = setTimeout(() => fail('timed out after 80 s'), 80000);
@@ -31,6 +34,11 @@ try {
   const url = await new Promise((resolve) => readline.createInterface({ input: mock.stdout }).once('line', resolve));
   for (const d of ['home', 'llmx', 'work']) mkdirSync(join(scratch, d));
   const work = join(scratch, 'work');
+  // exec replaces the shell, so the SDK sees llmx's own exit status and signals.
+  const seen = join(scratch, 'stdout.jsonl');
+  const llmx = join(scratch, 'llmx-tee');
+  writeFileSync(llmx, `#!/bin/bash\nexec ${JSON.stringify(realLlmx)} "$@" > >(tee -a ${JSON.stringify(seen)})\n`);
+  chmodSync(llmx, 0o755);
   // Only what the test gives: the SDK's own variables, no LLMX_* ones, no machine profile.
   const env = { PATH: process.env.PATH, HOME: join(scratch, 'home'), LLMX_HOME: join(scratch, 'llmx'),
                 OPENAI_BASE_URL: url };
@@ -76,8 +84,17 @@ try {
   // An image input reaches the model.
   const image = join(work, 'dot.png');
   writeFileSync(image, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]));
-  const seen = await codex.startThread(options).run([{ type: 'text', text: '@mock:text deltas=2' }, { type: 'local_image', path: image }]);
-  check(seen.finalResponse.length > 0, 'image turn answered');
+  const pictured = await codex.startThread(options).run([{ type: 'text', text: '@mock:text deltas=2' }, { type: 'local_image', path: image }]);
+  check(pictured.finalResponse.length > 0, 'image turn answered');
+
+  // threadSource: recorded in the new thread's session_meta.
+  const sourced = codex.startThread({ ...options, threadSource: 'sdk-test' });
+  await sourced.run('@mock:text deltas=1');
+  const rollouts = readdirSync(join(scratch, 'llmx', 'sessions'), { recursive: true })
+    .filter((f) => String(f).endsWith(`${sourced.id}.jsonl`));
+  check(rollouts.length === 1, `rollout of ${sourced.id}: ${rollouts}`);
+  const meta = JSON.parse(readFileSync(join(scratch, 'llmx', 'sessions', String(rollouts[0])), 'utf8').split('\n')[0]);
+  check(meta.payload.thread_source === 'sdk-test', `session_meta: ${JSON.stringify(meta.payload)}`);
 
   // The SDK's baseUrl option (`--config openai_base_url=...`) is the endpoint, with no variable set.
   const { OPENAI_BASE_URL, ...noUrl } = env;
@@ -94,7 +111,19 @@ try {
   }
   check(rejected && rejected.message.length > 0, 'a failing turn rejects');
 
-  console.log(`codex_sdk: run, runStreamed (${types.length} events), resumeThread, outputSchema, image, baseUrl and failure all passed`);
+  // Every line the SDK read matches the exported schema.
+  const schemaDir = join(scratch, 'schema');
+  const gen = spawnSync(realLlmx, ['app-server', 'generate-json-schema', '--out', schemaDir], { encoding: 'utf8' });
+  check(gen.status === 0, `generate-json-schema failed: ${gen.stderr}`);
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  for (const f of ['int64', 'uint64', 'int32', 'uint32', 'double']) ajv.addFormat(f, true);
+  const validate = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'ExecThreadEvent.json'), 'utf8')));
+  const lines = readFileSync(seen, 'utf8').split('\n').filter((l) => l.length > 0);
+  for (const line of lines) check(validate(JSON.parse(line)), `${line} does not match: ${ajv.errorsText(validate.errors)}`);
+  check(lines.length > 30, `only ${lines.length} lines seen`);
+
+  console.log(`codex_sdk: run, runStreamed (${types.length} events), resumeThread, outputSchema, image, threadSource, ` +
+              `baseUrl and failure all passed; ${lines.length} lines match ExecThreadEvent`);
   clearTimeout(watchdog);
   mock.kill();
   rmSync(scratch, { recursive: true, force: true });

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -577,6 +578,18 @@ long peak_rss_kib(pid_t pid) {
 
 // --- llmx exec ----------------------------------------------------------------------------------
 
+// With LLMX_EXEC_EVENTS_LOG set, the stdout of every `llmx exec --json` run is appended there,
+// for validation against the exported ExecThreadEvent schema (test/js/exec_traffic.cmake).
+static void record_exec_events(const std::vector<std::string>& args, const std::string& out) {
+  static const char* path = std::getenv("LLMX_EXEC_EVENTS_LOG");
+  if (!path || !*path || args.empty() || args[0] != "exec") return;
+  if (std::find_if(args.begin(), args.end(), [](const std::string& a) {
+        return a == "--json" || a == "--experimental-json";
+      }) == args.end())
+    return;
+  std::ofstream(path, std::ios::app) << out;
+}
+
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout,
                     const std::string& cwd) {
   SpawnOptions o;
@@ -591,6 +604,7 @@ ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Du
   r.status = p.wait(timeout);
   r.out = p.read_all_stdout(std::chrono::milliseconds(1000));
   r.err = p.read_all_stderr(std::chrono::milliseconds(1000));
+  record_exec_events(args, r.out);
   return r;
 }
 

@@ -50,6 +50,18 @@ int run_exec(const ExecOptions& options) {
     return 1;
   }
   cfg.session_source = "exec";
+  if (!options.thread_source.empty()) cfg.thread_source = options.thread_source;
+  if (!options.cyber_access_program.empty()) {
+    // Only the Responses wire has the field; a Chat request would silently drop the choice.
+    if (cfg.provider.wire_api != WireApi::responses) {
+      fmt::print(stderr,
+                 "error: --cyber-access-program is not supported with provider `{}`: it speaks the Chat "
+                 "Completions wire, and only the Responses API carries an access program\n",
+                 cfg.provider.id);
+      return 2;
+    }
+    cfg.cyber_access_program = options.cyber_access_program;
+  }
   cfg.interactive_approvals = false;
   for (const auto& dir : options.add_dirs) {
     std::error_code ec;

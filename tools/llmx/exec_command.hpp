@@ -24,6 +24,8 @@ struct ExecOptions {
   std::vector<std::string> add_dirs;     // --add-dir DIR: writable besides the workspace
   std::string output_last_message;       // --output-last-message FILE: the final answer, written there
   std::string output_schema;             // --output-schema FILE: the final answer is JSON of this schema
+  std::string thread_source;             // --thread-source S: a new thread's classification
+  std::string cyber_access_program;      // --cyber-access-program P (Responses wire only)
   ConfigOverrides overrides;
 };
 

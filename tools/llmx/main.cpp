@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)->take_all();
   exec_cmd->add_option("-o,--output-last-message", exec.output_last_message, "Write the final answer to this file");
   exec_cmd->add_option("--output-schema", exec.output_schema, "The final answer must be JSON of the JSON Schema in this file");
+  exec_cmd->add_option("--thread-source", exec.thread_source, "How a new thread is classified in its session_meta (the SDK's threadSource)");
+  exec_cmd->add_option("--cyber-access-program", exec.cyber_access_program,
+                       "Access program for this turn, sent as access_programs.cyber (Responses wire only)")
+      ->check(CLI::IsMember({"standard", "daybreak_blue", "daybreak_red"}));
   auto* resume_cmd = exec_cmd->add_subcommand("resume", "Continue a stored conversation: resume <ID> PROMPT, or --last PROMPT");
   std::vector<std::string> resume_args;
   resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`
