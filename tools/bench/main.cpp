@@ -15,6 +15,7 @@
 
 #include "app_bench.hpp"
 #include "bench_stats.hpp"
+#include "exec_bench.hpp"
 #include "streamer_bench.hpp"
 #include "process.hpp"
 #include "protocol/base/json_reader.hpp"
@@ -112,10 +113,10 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn",  "parallel", "deltas",  "app",
-                                       "tools",   "mcp",   "threads",  "streamer"};
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",  "app",
+                                       "tools",   "exec", "mcp",      "threads", "streamer"};
   app.add_option("--sections", sections,
-                 "Sections to run: startup, turn, parallel, deltas, app, tools, mcp, threads, streamer")
+                 "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -134,6 +135,9 @@ int main(int argc, char** argv) {
   auto home = fs::temp_directory_path() / fmt::format("llmx-bench-{}", getpid());
   fs::create_directories(home);
   env.home = home.string();
+  // Every child gets a scratch HOME: the login shells of the model's commands must not read this
+  // machine's profiles (they cost ~100 ms per command here, and vary from machine to machine).
+  ::setenv("HOME", env.home.c_str(), 1);
   bench::Child mock({env.mock, "--max-threads", "2048"}, {});
   auto url = mock.read_line(seconds(10));
   if (!url) {
@@ -222,6 +226,9 @@ int main(int argc, char** argv) {
 
   // 6. tools: child start with and without the sandbox, output throughput (tools_bench.cpp)
   if (wanted("tools")) bench::tools_rows({env.llmx, env.url, env.home}, row);
+
+  // 6a. `llmx exec` for people, scripts and the SDK (exec_bench.cpp)
+  if (wanted("exec")) bench::exec_rows({env.llmx, env.url, env.home}, row);
 
   // 6b. the MCP client: overhead per call, one server shared by many conversations (mcp_bench.cpp)
   if (wanted("mcp")) {
