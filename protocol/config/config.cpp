@@ -40,7 +40,9 @@ Layer read_layer(const Section& t, bool is_profile) {
   l.model_provider = t.string("model_provider");
   l.approval_policy = t.one_of("approval_policy", {"untrusted", "on-failure", "on-request", "never"});
   l.sandbox_mode = t.one_of("sandbox_mode", {"read-only", "workspace-write", "danger-full-access"});
-  l.model_reasoning_effort = t.one_of("model_reasoning_effort", {"minimal", "low", "medium", "high"});
+  // The Codex SDK's values too (modelReasoningEffort); the provider decides what it takes.
+  l.model_reasoning_effort = t.one_of("model_reasoning_effort", {"none", "minimal", "low", "medium", "high", "xhigh",
+                                                                 "max", "ultra", "persistent"});
   l.model_reasoning_summary = t.one_of("model_reasoning_summary", {"auto", "concise", "detailed", "none"});
   l.model_verbosity = t.one_of("model_verbosity", {"low", "medium", "high"});
   l.chatgpt_base_url = t.string("chatgpt_base_url");

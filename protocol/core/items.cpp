@@ -5,10 +5,6 @@
 
 namespace llmx {
 
-namespace {
-
-// A local image as a data URL (its type from the file's first bytes), or nullopt when it cannot
-// be read or is not an image the providers take.
 std::optional<std::string> image_data_url(const std::string& path) {
   constexpr size_t kMaxImageBytes = 20u << 20;
   auto bytes = files::read(path);
@@ -27,8 +23,6 @@ std::optional<std::string> image_data_url(const std::string& path) {
     return std::nullopt;
   return "data:" + std::string(mime) + ";base64," + base64::encode(b);
 }
-
-}  // namespace
 
 std::string MessageItem::text() const {
   std::string out;

@@ -100,6 +100,10 @@ ResponseItem developer_message(std::string text);
 // Text of a list of user inputs, concatenated without separator (the `user_message` event text).
 std::string user_inputs_text(const std::vector<UserInput>& items);
 
+// A local image as a data URL (its type from the file's first bytes), or nullopt when it cannot
+// be read or is not an image the providers take (PNG, JPEG, GIF, WebP up to 20 MiB).
+std::optional<std::string> image_data_url(const std::string& path);
+
 // The history message recording some user input.
 ResponseItem user_inputs_to_message(const std::vector<UserInput>& items);
 

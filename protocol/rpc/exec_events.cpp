@@ -71,6 +71,7 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
   } else if (auto* b = msg.get_if<ExecCommandBeginEvent>()) {
     auto& run = running_[b->call_id];
     run.id = next_id();
+    run.kind = Running::Kind::command;
     run.command = v2::join_command(b->command);
     w.begin_object().field("id", run.id).field("type", "command_execution").field("command", run.command);
     w.field("aggregated_output", "").key("exit_code").null().field("status", "in_progress").end_object();
@@ -87,6 +88,7 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
   } else if (auto* pb = msg.get_if<PatchApplyBeginEvent>()) {
     auto& run = running_[pb->call_id];
     run.id = next_id();
+    run.kind = Running::Kind::patch;
     json::Writer changes;
     changes.begin_array();
     for (const auto& [path, change] : pb->changes)
@@ -104,6 +106,7 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
   } else if (auto* mb = msg.get_if<McpToolCallBeginEvent>()) {
     auto& run = running_[mb->call_id];
     run.id = next_id();
+    run.kind = Running::Kind::mcp;
     run.invocation = mb->invocation;
     w.begin_object().field("id", run.id).field("type", "mcp_tool_call").field("server", mb->invocation.server);
     w.field("tool", mb->invocation.tool).key("arguments");
@@ -141,6 +144,7 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
   } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
     if (tc->info) usage_ = tc->info->total_token_usage;
   } else if (msg.is<TaskCompleteEvent>() || msg.is<TurnAbortedEvent>()) {
+    finish_running(out);
     if (todo_id_) {  // the plan as it stood at the end
       w.begin_object().field("id", *todo_id_).field("type", "todo_list").key("items").raw(todo_items_).end_object();
       out.push_back(item_line("item.completed", w.take()));
@@ -154,11 +158,38 @@ void Translator::translate(const Event& ev, std::vector<std::string>& out) {
       json::Writer done;
       done.begin_object().field("type", "turn.completed").key("usage").begin_object();
       done.field("input_tokens", usage_.input_tokens).field("cached_input_tokens", usage_.cached_input_tokens);
-      done.field("output_tokens", usage_.output_tokens).end_object().end_object();
+      // The prompt-cache writes are not reported by either wire llmx speaks: 0, as the SDK assumes.
+      done.field("cache_write_input_tokens", 0).field("output_tokens", usage_.output_tokens);
+      done.field("reasoning_output_tokens", usage_.reasoning_output_tokens).end_object().end_object();
       out.push_back(done.take());
     }
-    running_.clear();
   }
+}
+
+void Translator::finish_running(std::vector<std::string>& out) {
+  for (auto& [call_id, run] : running_) {
+    json::Writer w;
+    w.begin_object().field("id", run.id);
+    switch (run.kind) {
+      case Running::Kind::command:
+        w.field("type", "command_execution").field("command", run.command).field("aggregated_output", "");
+        w.key("exit_code").null();
+        break;
+      case Running::Kind::patch:
+        w.field("type", "file_change").key("changes").raw(run.changes.empty() ? "[]" : run.changes);
+        break;
+      case Running::Kind::mcp:
+        w.field("type", "mcp_tool_call").field("server", run.invocation ? run.invocation->server : "");
+        w.field("tool", run.invocation ? run.invocation->tool : "").key("arguments");
+        run.invocation && run.invocation->arguments ? (void)w.raw(run.invocation->arguments->text) : (void)w.null();
+        w.key("result").null().key("error").begin_object().field("message", "the turn ended before the call did");
+        w.end_object();
+        break;
+    }
+    w.field("status", "failed").end_object();
+    out.push_back(item_line("item.completed", w.take()));
+  }
+  running_.clear();
 }
 
 schema::Node json_schema() {
@@ -202,7 +233,8 @@ schema::Node json_schema() {
       event("turn.started", {}),
       event("turn.completed",
             {prop("usage", object({prop("input_tokens", integer()), prop("cached_input_tokens", integer()),
-                                   prop("output_tokens", integer())},
+                                   prop("cache_write_input_tokens", integer()), prop("output_tokens", integer()),
+                                   prop("reasoning_output_tokens", integer())},
                                   "ExecUsage"))}),
       event("turn.failed", {prop("error", error)}),
       event("item.started", {prop("item", items)}),

@@ -23,10 +23,14 @@ class Translator {
  private:
   std::string next_id();
   std::string item_line(std::string_view type, std::string_view item_json);
+  // Items still running when the turn ends (an interrupt kills them without an end event) are
+  // completed as failed, so no item.started is left without its item.completed.
+  void finish_running(std::vector<std::string>& out);
 
   uint64_t next_item_ = 0;
   struct Running {
     std::string id;
+    enum class Kind { command, patch, mcp } kind = Kind::command;
     std::string command;  // command_execution
     std::string changes;  // file_change: the changes array as JSON
     std::optional<McpInvocation> invocation;

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <thread>
 
@@ -202,6 +203,14 @@ TEST_CASE("exec: usage errors exit 2, an unreadable image exits 1, each with a c
   auto image = run_llmx({"exec", "--skip-git-repo-check", "--image", home.file("missing.png"), "hi"}, env);
   CHECK(image.status.describe() == "exit code 1");
   CHECK(contains(image.err, "cannot read image"));
+  // A file that is not an image is not quietly sent as text.
+  auto text = run_llmx({"exec", "--skip-git-repo-check", "--image", home.write("notes.txt", "not a picture"), "hi"}, env);
+  CHECK(text.status.describe() == "exit code 1");
+  CHECK(contains(text.err, "not a PNG, JPEG, GIF or WebP"));
+  auto cd = run_llmx({"exec", "--skip-git-repo-check", "-C", home.file("no/such/dir"), "hi"}, env);
+  CHECK(cd.status.describe() == "exit code 1");
+  CHECK(contains(cd.err, "does not exist or is not a directory"));
+  CHECK_FALSE(recorded_requests(mock).has("/requests/0"));  // none of these reached the model
 }
 
 TEST_CASE("exec: the Codex SDK's variables work when the LLMX_* ones are absent") {
@@ -324,6 +333,89 @@ TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, col
   }
   INFO(pane);
   // The exit status, the header, the command and its end, the answer, and colours.
-  for (std::string_view seen : {"EXIT=0", "thread id", "echo on-a-terminal", "exited 0", "The command printed:", "\x1b["})
+  for (std::string_view seen : {"EXIT=0", "thread id", "echo on-a-terminal", "exited 0", "The command printed:", "\x1b[1m"})
     CHECK_MESSAGE(contains(pane, seen), seen);
+
+  // NO_COLOR (no-color.org) turns colours off on a terminal too.
+  tmux({"kill-server"});
+  tmux({"new-session", "-d", "-x", "160", "-y", "50",
+        "env NO_COLOR=1 LLMX_HOME=" + home.path() + " LLMX_BASE_URL=" + mock.url() + " LLMX_API_KEY=test " + LLMX_BIN +
+            " exec --skip-git-repo-check -C " + work.path() + " '@mock:text deltas=2'; echo EXIT=$?; sleep 30"});
+  pane.clear();
+  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
+    std::this_thread::sleep_for(100ms);
+    pane = tmux({"capture-pane", "-p", "-e", "-t", "0"});
+  }
+  INFO(pane);
+  CHECK(contains(pane, "EXIT=0"));
+  CHECK(contains(pane, "thread id"));
+  CHECK_FALSE(contains(pane, "\x1b[1m"));  // no bold header (the coloured run has one)
+  CHECK_FALSE(contains(pane, "\x1b[3"));   // no foreground colour
+
+  // No prompt and stdin is the terminal: a clear usage error at once, not a silent wait for EOF.
+  tmux({"kill-server"});
+  tmux({"new-session", "-d", "-x", "160", "-y", "50",
+        "env LLMX_HOME=" + home.path() + " " + LLMX_BIN + " exec --skip-git-repo-check; echo EXIT=$?; sleep 30"});
+  pane.clear();
+  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
+    std::this_thread::sleep_for(100ms);
+    pane = tmux({"capture-pane", "-p", "-t", "0"});
+  }
+  INFO(pane);
+  CHECK(contains(pane, "EXIT=2"));
+  CHECK(contains(pane, "a prompt is required"));
+}
+
+TEST_CASE("exec: a turn that fails or is interrupted has no answer; --json completes its running command as failed") {
+  TempDir home;
+  TempDir work;
+  auto last = work.write("last.txt", "previous answer");
+  {
+    // The model said "Running a command." and then went away mid-command: exit 1, nothing on
+    // stdout, the --output-last-message file untouched.
+    MockLlm mock;
+    SpawnOptions o;
+    o.argv = {LLMX_BIN, "exec", "--skip-git-repo-check", "-s", "danger-full-access", "-C", work.path(),
+              "-c", "model_providers.litellm.request_max_retries=0", "-o", last, "@mock:shell cmd=sleep 2"};
+    o.env = llmx_env(home.path(), mock.url());
+    ChildProcess p(std::move(o));
+    p.close_stdin();
+    for (int i = 0; i < 100 && !contains(p.stderr_so_far(), "sleep 2"); ++i) std::this_thread::sleep_for(50ms);
+    REQUIRE(contains(p.stderr_so_far(), "sleep 2"));
+    mock.process().kill(SIGKILL);
+    auto out = p.read_all_stdout();
+    auto status = p.wait();
+    INFO(p.stderr_so_far());
+    CHECK(status.describe() == "exit code 1");
+    CHECK(out.empty());
+    CHECK(read_file(last) == "previous answer");
+  }
+  // Ctrl-C during a command with --json: the command's item ends (failed) before turn.failed.
+  MockLlm mock;
+  SpawnOptions o;
+  o.argv = {LLMX_BIN, "exec", "--skip-git-repo-check", "--json", "-s", "danger-full-access", "-C", work.path(),
+            "-o", last, "@mock:shell cmd=sleep 30"};
+  o.env = llmx_env(home.path(), mock.url());
+  ChildProcess p(std::move(o));
+  p.close_stdin();
+  std::vector<Message> events;
+  while (auto line = p.read_line()) {
+    events.emplace_back(*line);
+    if (events.back().str_or("/type", "") == "item.started") break;
+  }
+  REQUIRE_FALSE(events.empty());
+  REQUIRE(events.back().str("/item/type") == "command_execution");
+  const auto id = events.back().str("/item/id");
+  p.kill(SIGINT);
+  for (auto& e : parse_json_lines(p.read_all_stdout())) events.push_back(e);
+  CHECK(p.wait().describe() == "exit code 130");
+  std::vector<std::string> tail;
+  for (auto& e : events) tail.push_back(e.str("/type") + (e.has("/item/id") ? ":" + e.str("/item/id") + ":" + e.str_or("/item/status", "") : ""));
+  std::string seen;
+  for (auto& t : tail) seen += t + "\n";
+  INFO(seen);
+  REQUIRE(tail.size() >= 2);
+  CHECK(tail[tail.size() - 2] == "item.completed:" + id + ":failed");
+  CHECK(tail.back() == "turn.failed");
+  CHECK(read_file(last) == "previous answer");
 }

@@ -52,7 +52,10 @@ try {
   check(command && command.aggregated_output === 'from-sdk\n' && command.exit_code === 0 && command.status === 'completed',
         `command_execution item: ${JSON.stringify(shell.items)}`);
   check(shell.finalResponse.includes('from-sdk'), `final response: ${shell.finalResponse}`);
-  check(shell.usage && shell.usage.input_tokens > 0, `usage: ${JSON.stringify(shell.usage)}`);
+  // Every field of the SDK's Usage type is a number (index.d.ts declares them all required).
+  for (const f of ['input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_output_tokens'])
+    check(Number.isInteger(shell.usage?.[f]), `usage.${f}: ${JSON.stringify(shell.usage)}`);
+  check(shell.usage.input_tokens > 0, `usage: ${JSON.stringify(shell.usage)}`);
   check(typeof thread.id === 'string' && thread.id.length === 36, `thread id: ${thread.id}`);
   const patch = await thread.run('@mock:apply_patch file=sdk.txt');
   const change = patch.items.find((i) => i.type === 'file_change');
@@ -60,9 +63,17 @@ try {
         `file_change item: ${JSON.stringify(patch.items)}`);
 
   // runStreamed: the event types in order.
-  const streamed = await codex.startThread(options).runStreamed('@mock:plan');
+  const streamed = await codex.startThread(options).runStreamed('@mock:plan updates=2');
   const types = [];
-  for await (const event of streamed.events) types.push(event.type + (event.item ? `:${event.item.type}` : ''));
+  const todo = [];
+  for await (const event of streamed.events) {
+    types.push(event.type + (event.item ? `:${event.item.type}` : ''));
+    if (event.item?.type === 'todo_list') todo.push(event);
+  }
+  // One todo_list item: started, updated when the plan changes, completed at the end.
+  check(todo.map((e) => e.type).join(',') === 'item.started,item.updated,item.completed' &&
+        todo.every((e) => e.item.id === todo[0].item.id) && todo[2].item.items.every((i) => i.completed),
+        `todo_list events: ${JSON.stringify(todo)}`);
   check(types[0] === 'thread.started' && types[1] === 'turn.started' && types.at(-1) === 'turn.completed',
         `streamed order: ${types.join(', ')}`);
   check(types.includes('item.started:todo_list') && types.includes('item.completed:agent_message'),
@@ -109,7 +120,9 @@ try {
   } catch (e) {
     rejected = e;
   }
-  check(rejected && rejected.message.length > 0, 'a failing turn rejects');
+  // With the model's own error, not a crash ("exited with signal") or a parse failure.
+  check(rejected && rejected.message.includes('400') && !rejected.message.includes('signal'),
+        `a failing turn rejects with the model's error: ${rejected?.message}`);
 
   // Every line the SDK read matches the exported schema.
   const schemaDir = join(scratch, 'schema');

@@ -46,7 +46,7 @@ try {
     ['@mock:tool name=mcp__fake__echo args={"message":"hi"}', 'turn.completed', mcp, 'mcp_tool_call'],
     ['@mock:shell cmd=echo hi', 'turn.completed'],
     ['@mock:apply_patch file=made.txt', 'turn.completed'],
-    ['@mock:plan', 'turn.completed'],
+    ['@mock:plan updates=2', 'turn.completed', [], 'todo_list'],
     ['@mock:reasoning', 'turn.completed'],
     ['@mock:error400', 'turn.failed'],
   ];
@@ -54,6 +54,8 @@ try {
   for (const [prompt, last, flags = [], item] of scenarios) {
     const r = spawnSync(llmx, ['exec', '--json', '--skip-git-repo-check', '-s', 'danger-full-access', ...flags, prompt],
                         { encoding: 'utf8', env, cwd: join(scratch, 'work'), timeout: 30000 });
+    const want = last === 'turn.failed' ? 1 : 0;
+    if (r.status !== want) fail(`${prompt}: exit ${r.status} (signal ${r.signal}), expected ${want}; stderr: ${r.stderr}`);
     const events = r.stdout.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
     for (const e of events) {
       lines++;
@@ -62,7 +64,7 @@ try {
     const types = events.map((e) => e.type);
     if (types[0] !== 'thread.started' || types[1] !== 'turn.started' || types.at(-1) !== last)
       fail(`${prompt}: unexpected order ${types.join(', ')} (stderr: ${r.stderr})`);
-    if (item && !events.some((e) => e.type === 'item.completed' && e.item.type === item && e.item.status === 'completed'))
+    if (item && !events.some((e) => e.type === 'item.completed' && e.item.type === item && (e.item.status ?? 'completed') === 'completed'))
       fail(`${prompt}: no completed ${item} item in ${JSON.stringify(events)} (stderr: ${r.stderr})`);
   }
   let logged = 0;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -30,6 +31,13 @@ void err(std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), stderr);
   std::fflush(stderr);
 }
+// `--color auto`: a terminal that shows colours, unless the user opted out (no-color.org).
+bool colour_terminal() {
+  if (!::isatty(STDERR_FILENO)) return false;
+  if (const char* no = std::getenv("NO_COLOR"); no && *no) return false;
+  const char* term = std::getenv("TERM");
+  return !(term && std::string_view(term) == "dumb");
+}
 }  // namespace
 
 int run_exec(const ExecOptions& options) {
@@ -41,6 +49,11 @@ int run_exec(const ExecOptions& options) {
     return 1;
   }
   for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
+  std::error_code cwd_ec;
+  if (!std::filesystem::is_directory(cfg.cwd, cwd_ec)) {
+    fmt::print(stderr, "error: the working directory {} does not exist or is not a directory\n", cfg.cwd);
+    return 1;
+  }
   // As the reference: an agent let loose outside version control has nothing to undo with.
   if (!options.skip_git_repo_check && !inside_git_repository(cfg.cwd)) {
     fmt::print(stderr,
@@ -91,6 +104,10 @@ int run_exec(const ExecOptions& options) {
       fmt::print(stderr, "error: cannot read image {}: not a readable file\n", image);
       return 1;
     }
+    if (!image_data_url(image)) {
+      fmt::print(stderr, "error: cannot read image {}: not a PNG, JPEG, GIF or WebP file of at most 20 MiB\n", image);
+      return 1;
+    }
     std::error_code abs_ec;
     input.push_back(LocalImageInput{std::filesystem::absolute(image, abs_ec).string()});
   }
@@ -105,13 +122,15 @@ int run_exec(const ExecOptions& options) {
     caf::scoped_actor self{sys};
     // A signal interrupts the turn like a client's interrupt: the turn is aborted and recorded.
     signals.on_signal([me = caf::actor_cast<caf::actor>(self)](int) { caf::anon_send(me, interrupt_atom::value); });
+    // A signal that came before the handler was installed still interrupts the turn.
+    if (signals.received()) caf::anon_send(caf::actor_cast<caf::actor>(self), interrupt_atom::value);
     std::optional<conversation_actor> conv;
     bool interrupted = false;
     std::string failure;
     const bool machine = options.json || options.core_events;  // stdout carries JSON lines only
     exec_events::Translator translator;
     std::vector<std::string> lines;
-    exec_human::Printer human(options.color == "always" || (options.color == "auto" && ::isatty(STDERR_FILENO)));
+    exec_human::Printer human(options.color == "always" || (options.color == "auto" && colour_terminal()));
     auto print = [&](const Event& ev) {
       if (options.core_events) return out(json::to_json(ev) + "\n");
       if (!options.json) {  // people: progress on stderr, the answer alone on stdout (at the end)
@@ -156,16 +175,13 @@ int run_exec(const ExecOptions& options) {
       self->send(*conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
       self->send(*conv, submit_atom::value, Submission{"", UserInputOp{std::move(input)}});
       bool done = false;
-      bool printed = false;
       std::string last_message;
       self->receive_while([&] { return !done; })(
           [&](ConversationEvents& batch) {
             for (const auto& ev : batch.events) {
               const auto& msg = ev.msg;
               print(ev);
-              if (msg.is<AgentMessageDeltaEvent>()) {
-                printed = true;
-              } else if (auto* e = msg.get_if<ErrorEvent>()) {
+              if (auto* e = msg.get_if<ErrorEvent>()) {
                 failure = e->message;
               } else if (auto* tc = msg.get_if<TaskCompleteEvent>()) {
                 if (tc->last_agent_message) last_message = *tc->last_agent_message;
@@ -182,10 +198,13 @@ int run_exec(const ExecOptions& options) {
             interrupted = true;
             self->send(*conv, submit_atom::value, Submission{"", InterruptOp{}});
           });
-      if (!machine && !last_message.empty()) out(last_message + "\n");
-      (void)printed;
+      // A failed or interrupted turn has no final answer: its last message may be one said on
+      // the way ("Running a command."), so stdout and the --output-last-message file stay as
+      // they were (as the reference does).
+      const bool answered = failure.empty() && !interrupted;
+      if (!machine && answered && !last_message.empty()) out(last_message + "\n");
       code = failure.empty() ? 0 : 1;
-      if (!options.output_last_message.empty()) {
+      if (answered && !options.output_last_message.empty()) {
         std::ofstream file(options.output_last_message, std::ios::binary | std::ios::trunc);
         file << last_message;
         if (!file) {

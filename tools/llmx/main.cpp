@@ -150,8 +150,15 @@ int main(int argc, char** argv) {
         if (!exec.resume_last) exec.resume_id = resume_args[0];
         exec.prompt = resume_args.size() > ids ? resume_args.back() : std::string();
       }
-      // No prompt, or `-`: it is read from stdin (so `echo task | llmx exec` works).
+      // No prompt, or `-`: it is read from stdin (so `echo task | llmx exec` works). With no
+      // prompt on a terminal nobody is typing one: say so instead of waiting for EOF.
+      if (exec.prompt.empty() && ::isatty(STDIN_FILENO)) {
+        fmt::print(stderr, "error: a prompt is required: llmx exec PROMPT, or pipe it on stdin (`-` reads it from this "
+                           "terminal until Ctrl-D)\n");
+        return 2;
+      }
       if (exec.prompt.empty() || exec.prompt == "-") {
+        if (::isatty(STDIN_FILENO)) fmt::print(stderr, "Reading the prompt from stdin (end it with Ctrl-D)...\n");
         std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
         if (text.empty()) {

@@ -194,8 +194,15 @@ Script sc_toolstream(const ChatRequest &req, const Directive &d) {
   return s;
 }
 
-Script sc_plan(const ChatRequest &req, const Directive &) {
-  if (req.after_tool()) return fixed_text_script("Plan updated.");
+// `plan [updates=2]`: one update_plan call, or a second one that completes every step.
+Script sc_plan(const ChatRequest &req, const Directive &d) {
+  size_t tool_results = 0;
+  for (const auto &m : req.messages) tool_results += m.role == "tool";
+  if (tool_results == 1 && d.int_param("updates", 1, 1, 2) == 2)
+    return single_tool_script(
+        "Both steps are done.", "call_plan_2", "update_plan",
+        R"({"plan":[{"step":"Write code","status":"completed"},{"step":"Test it","status":"completed"}]})");
+  if (tool_results > 0) return fixed_text_script("Plan updated.");
   return single_tool_script(
       "Updating the plan.", "call_plan_1", "update_plan",
       R"({"explanation":"mock plan","plan":[{"step":"Write code","status":"in_progress"},)"
