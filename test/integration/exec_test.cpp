@@ -325,27 +325,27 @@ TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, col
   std::string command = "env LLMX_HOME=" + home.path() + " LLMX_BASE_URL=" + mock.url() + " LLMX_API_KEY=test " +
                         LLMX_BIN + " exec --skip-git-repo-check -s danger-full-access -C " + work.path() +
                         " '@mock:shell cmd=echo on-a-terminal'; echo EXIT=$?; sleep 30";
-  tmux({"new-session", "-d", "-x", "160", "-y", "50", command});
-  std::string pane;
-  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
-    std::this_thread::sleep_for(100ms);
-    pane = tmux({"capture-pane", "-p", "-e", "-t", "0"});
-  }
+  // One session per run on this test's own server (killing and restarting the server between
+  // runs races with its shutdown).
+  auto run_in_pane = [&](const std::string& name, const std::string& cmd) {
+    tmux({"new-session", "-d", "-s", name, "-x", "160", "-y", "50", cmd});
+    std::string pane;
+    for (int i = 0; i < 200 && !contains(pane, "EXIT="); ++i) {
+      std::this_thread::sleep_for(100ms);
+      pane = tmux({"capture-pane", "-p", "-e", "-t", name});
+    }
+    return pane;
+  };
+  std::string pane = run_in_pane("colour", command);
   INFO(pane);
   // The exit status, the header, the command and its end, the answer, and colours.
   for (std::string_view seen : {"EXIT=0", "thread id", "echo on-a-terminal", "exited 0", "The command printed:", "\x1b[1m"})
     CHECK_MESSAGE(contains(pane, seen), seen);
 
   // NO_COLOR (no-color.org) turns colours off on a terminal too.
-  tmux({"kill-server"});
-  tmux({"new-session", "-d", "-x", "160", "-y", "50",
-        "env NO_COLOR=1 LLMX_HOME=" + home.path() + " LLMX_BASE_URL=" + mock.url() + " LLMX_API_KEY=test " + LLMX_BIN +
-            " exec --skip-git-repo-check -C " + work.path() + " '@mock:text deltas=2'; echo EXIT=$?; sleep 30"});
-  pane.clear();
-  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
-    std::this_thread::sleep_for(100ms);
-    pane = tmux({"capture-pane", "-p", "-e", "-t", "0"});
-  }
+  pane = run_in_pane("nocolour", "env NO_COLOR=1 LLMX_HOME=" + home.path() + " LLMX_BASE_URL=" + mock.url() +
+                                     " LLMX_API_KEY=test " + LLMX_BIN + " exec --skip-git-repo-check -C " + work.path() +
+                                     " '@mock:text deltas=2'; echo EXIT=$?; sleep 30");
   INFO(pane);
   CHECK(contains(pane, "EXIT=0"));
   CHECK(contains(pane, "thread id"));
@@ -353,14 +353,8 @@ TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, col
   CHECK_FALSE(contains(pane, "\x1b[3"));   // no foreground colour
 
   // No prompt and stdin is the terminal: a clear usage error at once, not a silent wait for EOF.
-  tmux({"kill-server"});
-  tmux({"new-session", "-d", "-x", "160", "-y", "50",
-        "env LLMX_HOME=" + home.path() + " " + LLMX_BIN + " exec --skip-git-repo-check; echo EXIT=$?; sleep 30"});
-  pane.clear();
-  for (int i = 0; i < 100 && !contains(pane, "EXIT="); ++i) {
-    std::this_thread::sleep_for(100ms);
-    pane = tmux({"capture-pane", "-p", "-t", "0"});
-  }
+  pane = run_in_pane("noprompt", "env LLMX_HOME=" + home.path() + " " + LLMX_BIN +
+                                     " exec --skip-git-repo-check; echo EXIT=$?; sleep 30");
   INFO(pane);
   CHECK(contains(pane, "EXIT=2"));
   CHECK(contains(pane, "a prompt is required"));

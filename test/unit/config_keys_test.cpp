@@ -262,9 +262,9 @@ TEST_CASE("config: bad values name file, line, column and key") {
   CHECK(error_of("approval_policy = \"sometimes\"\n") ==
         "<file>:1:19: unknown value `sometimes` for `approval_policy`: expected `untrusted`, `on-failure`, "
         "`on-request` or `never`");
-  CHECK(error_of("[profiles.p]\nmodel_reasoning_effort = \"max\"\n") ==
-        "<file>:2:26: unknown value `max` for `profiles.p.model_reasoning_effort`: expected `minimal`, `low`, "
-        "`medium` or `high`");
+  CHECK(error_of("[profiles.p]\nmodel_reasoning_effort = \"turbo\"\n") ==
+        "<file>:2:26: unknown value `turbo` for `profiles.p.model_reasoning_effort`: expected `none`, `minimal`, "
+        "`low`, `medium`, `high`, `xhigh`, `max`, `ultra` or `persistent`");
   CHECK(error_of("[sandbox_workspace_write]\nwritable_roots = [\"/a\", 1]\n") ==
         "<file>:2:25: invalid type for `sandbox_workspace_write.writable_roots[1]`: expected a string, got an integer");
   CHECK(error_of("history = 1\n") == "<file>:1:11: invalid type for `history`: expected a table, got an integer");

@@ -48,7 +48,7 @@ TEST_CASE("exec events: a turn with a command, a patch and an answer in the SDK'
   CHECK(lines[5] ==
         R"({"type":"item.completed","item":{"id":"item_2","type":"file_change","changes":[{"path":"/w/a.txt","kind":"add"}],"status":"completed"}})");
   CHECK(lines[6] == R"({"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"Done."}})");
-  CHECK(lines[7] == R"({"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":20,"output_tokens":7}})");
+  CHECK(lines[7] == R"({"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":20,"cache_write_input_tokens":0,"output_tokens":7,"reasoning_output_tokens":0}})");
 }
 
 TEST_CASE("exec events: the plan is one todo_list item, MCP calls carry result or error, failures fail the turn") {
