@@ -59,6 +59,8 @@ using unarchive_atom = caf::atom_constant<caf::atom("unarchive")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
 using summary_atom = caf::atom_constant<caf::atom("summary")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
+using attach_atom = caf::atom_constant<caf::atom("attach")>;
+using place_atom = caf::atom_constant<caf::atom("place")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -231,6 +233,30 @@ using conversation_manager_actor = caf::typed_actor<
     // Shut every conversation down (running tasks are interrupted), write every rollout line
     // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;
+
+// A worker node (`llmx node`): hosts conversations for the fronts attached to it, reached
+// through CAF's middleman. Everything a conversation runs (turn executor, model streamer,
+// approval broker, exec sandbox, MCP clients) runs on the node; its rollout lines go to the
+// front's store. Published at the node's port.
+using node_actor = caf::typed_actor<
+    // A front attaches with its store: refused (error) when the llmx versions differ; otherwise
+    // the node starts a conversation manager for that front and replies with it. The manager's
+    // conversations shut down when the front goes away.
+    caf::replies_to<attach_atom, NodeAttach>::with<NodeAttached>>;
+
+// The front's conversation manager when conversations live on worker nodes (`--nodes`): the
+// manager's interface for sessions, plus what its conversation proxies and timers send it.
+using cluster_manager_actor = conversation_manager_actor::extend<
+    // Start a stored thread again on a live node (its node was lost); replies the conversation
+    // there. The proxy that asked keeps serving the sessions.
+    caf::replies_to<place_atom, ResumeThread>::with<conversation_actor, std::string /* node */>,
+    // Timer: connect to node N (again).
+    caf::reacts_to<retry_atom, uint32_t>>;
+
+// Stands in the front for a conversation on a worker node: sessions hold it as their
+// conversation; it is the remote conversation's one subscriber here and fans its events out, so
+// a lost node ends a running turn with an error event and the next op resumes elsewhere.
+using conversation_proxy_actor = conversation_actor::extend_with<event_sink_actor>;
 
 // Registers every message type with its name, so messages can cross process boundaries.
 void add_message_types(caf::actor_system_config& cfg);

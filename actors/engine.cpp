@@ -1,5 +1,8 @@
 #include "actors/engine.hpp"
 
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+
 #include "actors/conversation.hpp"
 #include "actors/mcp_client.hpp"
 #include "actors/rollout_store.hpp"
@@ -15,6 +18,28 @@ void configure_system(caf::actor_system_config& cfg) {
   size_t threads = std::max(2u, std::thread::hardware_concurrency());
   if (const char* v = std::getenv("LLMX_THREADS"); v && std::atoi(v) > 0) threads = static_cast<size_t>(std::atoi(v));
   cfg.set("scheduler.max-threads", threads);
+}
+
+void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) {
+  cfg.load<caf::io::middleman>();
+  cfg.set("middleman.app-identifiers", std::vector<std::string>{"llmx"});
+  if (tls.enabled()) {
+    cfg.load<caf::openssl::manager>();
+    cfg.openssl_certificate = tls.cert;
+    cfg.openssl_key = tls.key;
+    cfg.openssl_cafile = tls.cafile;
+  }
+}
+
+Engine start_cluster_engine(caf::actor_system& sys, ClusterOptions options) {
+  auto store = spawn_rollout_store(sys);
+  auto mcp = spawn_mcp_hub(sys);
+  auto manager = spawn_cluster_manager(sys, store, std::move(options));
+  manager->attach_functor([store, mcp](const caf::error&) {
+    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(mcp, caf::exit_reason::user_shutdown);
+  });
+  return Engine{manager, store, mcp};
 }
 
 Engine start_engine(caf::actor_system& sys) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/node.hpp"
 #include "protocol/config/config.hpp"
 
 namespace llmx {
@@ -30,6 +31,29 @@ void configure_system(caf::actor_system_config& cfg);
 
 // Spawns the engine's long-lived actors in `sys`.
 Engine start_engine(caf::actor_system& sys);
+
+// Certificates for TLS between fronts and nodes (CAF's OpenSSL module); PEM files.
+struct TlsFiles {
+  std::string cert, key, cafile;  // all three, or none (no TLS)
+  bool enabled() const { return !cert.empty(); }
+};
+
+// For processes that talk to other nodes (fronts, `llmx node`, embedding hosts that connect to
+// nodes): loads CAF's middleman (and its OpenSSL module with `tls`), and only lets llmx peers
+// complete the handshake. Call after configure_system (or add_message_types), before the
+// actor system is created.
+void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls);
+
+// Like start_engine, but conversations are placed on the worker nodes at `options.nodes`
+// (`llmx node`): the manager is a cluster manager, the store stays here and every node writes
+// its rollouts to it. The system must have been configured with configure_network.
+//
+//   caf::actor_system_config cfg;
+//   llmx::configure_system(cfg);
+//   llmx::configure_network(cfg, {});
+//   caf::actor_system sys{cfg};
+//   auto engine = llmx::start_cluster_engine(sys, {{*llmx::parse_node_address("127.0.0.1:7000")}});
+Engine start_cluster_engine(caf::actor_system& sys, ClusterOptions options);
 
 // Convenience: the Submission that sends one text message.
 inline Submission text_submission(std::string text, std::string id = {}) {

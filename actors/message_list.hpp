@@ -45,7 +45,9 @@
   X(McpCallResult, "llmx::McpCallResult")                \
   X(McpProgress, "llmx::McpProgress")                    \
   X(McpElicitation, "llmx::McpElicitation")              \
-  X(McpElicitationReply, "llmx::McpElicitationReply")
+  X(McpElicitationReply, "llmx::McpElicitationReply")    \
+  X(NodeAttach, "llmx::NodeAttach")                      \
+  X(NodeAttached, "llmx::NodeAttached")
 
 #define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
   X(event_sink_actor, "llmx::event_sink_actor")                         \
@@ -59,4 +61,5 @@
   X(conversation_actor, "llmx::conversation_actor")                     \
   X(conversation_manager_actor, "llmx::conversation_manager_actor")   \
   X(mcp_client_actor, "llmx::mcp_client_actor")                       \
-  X(mcp_hub_actor, "llmx::mcp_hub_actor")
+  X(mcp_hub_actor, "llmx::mcp_hub_actor")                             \
+  X(node_actor, "llmx::node_actor")

@@ -326,4 +326,21 @@ struct McpProgress {
   LLMX_FIELDS(v("key", s.key); v("message", s.message))
 };
 
+// A front (or an embedding host) attaches to a worker node: both must run the same llmx version
+// (the messages' shapes are that version's). `store` (a rollout_store_actor on the front) is
+// where the node's conversations write their rollouts and load stored threads from.
+struct NodeAttach {
+  std::string version;
+  caf::strong_actor_ptr store;
+  LLMX_FIELDS(v("version", s.version); v("store", s.store))
+};
+
+// The node's answer: the conversation manager it runs for this front (a
+// conversation_manager_actor on the node).
+struct NodeAttached {
+  std::string version;
+  caf::strong_actor_ptr manager;
+  LLMX_FIELDS(v("version", s.version); v("manager", s.manager))
+};
+
 }  // namespace llmx

@@ -146,7 +146,7 @@ Config load_config(const ConfigOverrides& o) {
                   "shell_environment_policy", "notify", "instructions", "developer_instructions", "compact_prompt",
                   "experimental_instructions_file", "experimental_compact_prompt_file", "mcp_servers",
                   "mcp_oauth_credentials_store", "cli_auth_credentials_store", "model_providers",
-                  "project_doc_max_bytes", "project_doc_fallback_filenames", "profile", "profiles", "history",
+                  "project_doc_max_bytes", "project_doc_fallback_filenames", "profile", "profiles", "history", "cluster",
                   "file_opener", "tui", "hide_agent_reasoning", "show_raw_agent_reasoning", "model_reasoning_effort",
                   "model_reasoning_summary", "model_verbosity", "model_supports_reasoning_summaries",
                   "model_reasoning_summary_format", "chatgpt_base_url", "forced_login_method",
@@ -271,6 +271,7 @@ Config load_config(const ConfigOverrides& o) {
                                                          cfg.project_doc_fallback_filenames);
 
   if (auto t = top.table("history")) read_history(*t, cfg.history);
+  if (auto t = top.table("cluster")) read_cluster(*t, cfg.cluster);
   if (auto v = top.boolean("hide_agent_reasoning")) cfg.hide_agent_reasoning = *v;
   if (auto v = top.boolean("show_raw_agent_reasoning")) cfg.show_raw_agent_reasoning = *v;
   if (auto v = top.one_of("file_opener", {"vscode", "vscode-insiders", "windsurf", "cursor", "none"}))

@@ -104,6 +104,15 @@ struct HistoryConfig {
   LLMX_FIELDS(v("persistence", s.persistence, Field::defaulted); v("max_bytes", s.max_bytes))
 };
 
+// [cluster] (issue 15): the worker nodes (`llmx node`) an mcp-server or app-server places its
+// conversations on, and the PEM files for TLS to them (all three, or none on loopback).
+struct ClusterConfig {
+  std::vector<std::string> nodes;  // host:port
+  std::string cert, key, cafile;
+  LLMX_FIELDS(v("nodes", s.nodes, Field::defaulted); v("cert", s.cert, Field::defaulted);
+              v("key", s.key, Field::defaulted); v("cafile", s.cafile, Field::defaulted))
+};
+
 struct Config {
   std::string llmx_home;
   std::string model = "anthropic/claude-sonnet-4-20250514";
@@ -144,6 +153,7 @@ struct Config {
   int64_t project_doc_max_bytes = 32768;
   std::vector<std::string> project_doc_fallback_filenames;
   HistoryConfig history;
+  ClusterConfig cluster;
   bool hide_agent_reasoning = false;
   bool show_raw_agent_reasoning = false;
   std::string file_opener = "vscode";
@@ -179,7 +189,7 @@ struct Config {
               v("user_instructions", s.user_instructions);
               v("project_doc_max_bytes", s.project_doc_max_bytes, Field::defaulted);
               v("project_doc_fallback_filenames", s.project_doc_fallback_filenames, Field::defaulted);
-              v("history", s.history, Field::defaulted);
+              v("history", s.history, Field::defaulted); v("cluster", s.cluster, Field::defaulted);
               v("hide_agent_reasoning", s.hide_agent_reasoning, Field::defaulted);
               v("show_raw_agent_reasoning", s.show_raw_agent_reasoning, Field::defaulted);
               v("file_opener", s.file_opener, Field::defaulted);

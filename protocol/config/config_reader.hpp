@@ -94,6 +94,7 @@ ModelProviderInfo& apply_provider_table(std::map<std::string, ModelProviderInfo>
 void read_sandbox_workspace_write(const Section& t, Config& cfg);
 void read_shell_environment_policy(const Section& t, ShellEnvironmentConfig& out);
 void read_history(const Section& t, HistoryConfig& out);
+void read_cluster(const Section& t, ClusterConfig& out);
 void read_ui_tables(const Section& root);  // tui, notice, otel: type-checked, not kept
 McpServerConfig read_mcp_server(const Section& t, const std::string& name);
 // Whether cwd (or its git repository, or a worktree's main repository) is trusted in

@@ -72,6 +72,14 @@ void read_history(const Section& t, HistoryConfig& h) {
   if (auto v = t.integer("max_bytes", 0)) h.max_bytes = *v;
 }
 
+void read_cluster(const Section& t, ClusterConfig& c) {
+  t.check_keys({"nodes", "cert", "key", "cafile"});
+  if (auto v = t.strings("nodes")) c.nodes = *v;
+  if (auto v = t.string("cert")) c.cert = *v;
+  if (auto v = t.string("key")) c.key = *v;
+  if (auto v = t.string("cafile")) c.cafile = *v;
+}
+
 void read_ui_tables(const Section& root) {
   // Terminal-UI settings: checked where the reference has a type, otherwise accepted as they are.
   if (auto tui = root.table("tui")) {

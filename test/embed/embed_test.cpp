@@ -1,6 +1,8 @@
 // Embedding llmx in a host CAF program (actors/engine.hpp): the host owns the actor system
 // config and the actor system, starts the engine in it, and drives one conversation with typed
-// messages only — no JSON anywhere. Exit code 0 = pass.
+// messages only — no JSON anywhere. With `--node LLMX_BIN` the same host connects to a worker
+// node (`llmx node`) through start_cluster_engine instead, as the fronts do (issue 15), and a
+// node refuses an attach that claims another llmx version. Exit code 0 = pass.
 #include <unistd.h>
 
 #include <chrono>
@@ -12,9 +14,11 @@
 #include <vector>
 
 #include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
 
 #include "test/support/scratch_home.hpp"
 #include "actors/engine.hpp"
+#include "actors/refusal.hpp"
 #include "test/support/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -52,7 +56,23 @@ llmx::event_sink_actor::behavior_type forwarding_sink(llmx::event_sink_actor::st
 
 constexpr const char* kExpected = "Hello from mock-llm. This is a streamed answer.";
 
-int run() {
+// A raw attach with another version: the node must refuse it with a clear error.
+void check_version_refused(caf::actor_system& sys, const llmx::NodeAddress& at, const llmx::Engine& engine) {
+  auto node = sys.middleman().remote_actor<llmx::node_actor>(at.host, at.port);
+  EXPECT(static_cast<bool>(node));
+  if (!node) return;
+  caf::scoped_actor self{sys};
+  std::string refusal;
+  llmx::NodeAttach hello{"0.0.0-elsewhere", caf::actor_cast<caf::strong_actor_ptr>(engine.store)};
+  self->request(*node, 10s, llmx::attach_atom::value, hello)
+      .receive([&](llmx::NodeAttached&) { refusal = "(accepted)"; },
+               [&](caf::error& err) { refusal = llmx::error_text(err); });
+  if (refusal.find("versions differ") == std::string::npos) std::fprintf(stderr, "attach with another version: %s\n", refusal.c_str());
+  EXPECT(refusal.find("versions differ") != std::string::npos);
+  EXPECT(refusal.find("0.0.0-elsewhere") != std::string::npos);
+}
+
+int run(const char* node_bin) {
   // The model: mock-llm on a free port (it exits with us: stdin EOF and parent-death signal).
   llmx::test::ChildProcess mock({.argv = {MOCK_LLM_BIN, "--exit-on-stdin-eof"}});
   auto url = mock.read_line();
@@ -67,13 +87,31 @@ int run() {
   ::setenv("LLMX_BASE_URL", url->c_str(), 1);
   ::setenv("LLMX_API_KEY", "test", 1);
 
+  // A worker node, when asked for: the conversation runs there, the rollout stays here.
+  std::unique_ptr<llmx::test::ChildProcess> node_process;
+  std::optional<llmx::NodeAddress> node_address;
+  if (node_bin) {
+    node_process = std::make_unique<llmx::test::ChildProcess>(llmx::test::SpawnOptions{
+        .argv = {node_bin, "node", "--exit-on-stdin-eof", "--listen", "127.0.0.1:0"}});
+    auto line = node_process->read_line();
+    if (!line || line->rfind("listening ", 0) != 0) {
+      std::fprintf(stderr, "llmx node did not start; stderr: %s\n", node_process->stderr_so_far().c_str());
+      return 1;
+    }
+    node_address = llmx::parse_node_address(line->substr(10));
+    EXPECT(node_address.has_value());
+    if (!node_address) return 1;
+  }
   {
-    // The host's configuration and actor system; llmx only registers its message types.
+    // The host's configuration and actor system; llmx only registers its message types (and
+    // loads the middleman to reach a node).
     caf::actor_system_config cfg;
     llmx::add_message_types(cfg);
+    if (node_bin) llmx::configure_network(cfg, {});
     cfg.set("logger.verbosity", caf::atom("quiet"));
     caf::actor_system sys{cfg};
-    auto engine = llmx::start_engine(sys);
+    auto engine = node_bin ? llmx::start_cluster_engine(sys, {{*node_address}}) : llmx::start_engine(sys);
+    if (node_bin) check_version_refused(sys, *node_address, engine);
     {
       caf::scoped_actor self{sys};
       llmx::Config config = llmx::load_config({});
@@ -188,18 +226,20 @@ int run() {
   }
   std::error_code ec;
   std::filesystem::remove_all(home, ec);
+  if (node_process) node_process->terminate();
   mock.terminate();
   return failures == 0 ? 0 : 1;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   llmx::test::ScratchHome home;  // no command of the test reads the user's profile
   ::alarm(60);  // never hang: SIGALRM ends the process with a failure status
+  const char* node_bin = argc == 3 && std::string(argv[1]) == "--node" ? argv[2] : nullptr;
   int rc = 1;
   try {
-    rc = run();
+    rc = run(node_bin);
   } catch (const std::exception& err) {
     std::fprintf(stderr, "exception: %s\n", err.what());
     rc = 1;

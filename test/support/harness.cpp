@@ -234,10 +234,42 @@ std::string Message::str_or(std::string_view pointer, std::string fallback) cons
 
 // --- McpClient ----------------------------------------------------------------------------------
 
+NodeProcess::NodeProcess(const std::string& llmx_home, const std::string& base_url, std::vector<std::string> args,
+                         EnvVars env) {
+  SpawnOptions o;
+  o.argv = {LLMX_BIN, "node", "--exit-on-stdin-eof"};
+  if (std::find(args.begin(), args.end(), "--listen") == args.end()) args.insert(args.begin(), {"--listen", "127.0.0.1:0"});
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.unset_env = llmx_vars();
+  o.env = llmx_env(llmx_home, base_url);
+  o.env.insert(o.env.end(), env.begin(), env.end());
+  proc_ = std::make_unique<ChildProcess>(std::move(o));
+  auto line = proc_->read_line(std::chrono::seconds(10));
+  if (!line || !line->starts_with("listening "))
+    throw std::runtime_error("llmx node did not start: " + line.value_or("(no line)") + "; stderr: " + proc_->stderr_so_far());
+  address_ = line->substr(10);
+}
+
+uint16_t NodeProcess::port() const { return static_cast<uint16_t>(std::stoi(address_.substr(address_.rfind(':') + 1))); }
+
+std::string node_list(const std::vector<std::unique_ptr<NodeProcess>>& nodes) {
+  std::string out;
+  for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n->address();
+  return out;
+}
+
 McpClient::McpClient(const std::string& llmx_home, const std::string& base_url, McpOptions options) {
   SpawnOptions o;
   o.argv = {LLMX_BIN, options.subcommand};
   app_server_ = options.subcommand == "app-server";
+  static const int test_nodes = [] {
+    const char* v = std::getenv("LLMX_TEST_NODES");
+    return v ? std::atoi(v) : 0;
+  }();
+  if (test_nodes > 0 && std::find(options.args.begin(), options.args.end(), "--nodes") == options.args.end()) {
+    for (int i = 0; i < test_nodes; ++i) nodes_.push_back(std::make_unique<NodeProcess>(llmx_home, base_url, std::vector<std::string>{}, options.env));
+    options.args.insert(options.args.begin(), {"--nodes", node_list(nodes_)});
+  }
   o.argv.insert(o.argv.end(), options.args.begin(), options.args.end());
   o.unset_env = llmx_vars();
   o.env = llmx_env(llmx_home, base_url);

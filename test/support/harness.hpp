@@ -101,6 +101,24 @@ class Message {
 
 using Predicate = std::function<bool(const Message&)>;
 
+// `llmx node` as a child process (issue 15), on a free loopback port unless `args` say otherwise;
+// killed with the object (and on the test's death: it exits when its stdin closes).
+class NodeProcess {
+ public:
+  NodeProcess(const std::string& llmx_home, const std::string& base_url, std::vector<std::string> args = {},
+              EnvVars env = {});
+  const std::string& address() const { return address_; }  // HOST:PORT from its `listening` line
+  uint16_t port() const;
+  ChildProcess& process() { return *proc_; }
+
+ private:
+  std::unique_ptr<ChildProcess> proc_;
+  std::string address_;
+};
+
+// Comma-separated addresses of these nodes, for --nodes.
+std::string node_list(const std::vector<std::unique_ptr<NodeProcess>>& nodes);
+
 struct McpOptions {
   std::string subcommand = "mcp-server";  // or "app-server" (the same JSON-RPC client serves both)
   std::vector<std::string> args;  // after the subcommand
@@ -173,6 +191,10 @@ class McpClient {
   void record(std::string_view from, std::string_view line);  // LLMX_TRAFFIC_LOG
   bool app_server_ = false;
 
+  // LLMX_TEST_NODES=N: the server places its conversations on N worker nodes of its own (the
+  // integration suite run once more against a front; issue 15). Declared first: they outlive
+  // the server's shutdown.
+  std::vector<std::unique_ptr<NodeProcess>> nodes_;
   std::unique_ptr<ChildProcess> proc_;
   std::vector<Message> log_;
   size_t cursor_ = 0;

@@ -18,6 +18,7 @@
 #include "protocol/config/config.hpp"
 #include "protocol/rpc/wire_catalog.hpp"
 #include "sandbox_command.hpp"
+#include "node_command.hpp"
 #include "serve_command.hpp"
 
 namespace {
@@ -106,10 +107,12 @@ int main(int argc, char** argv) {
   llmx::cli::ServeOptions serve;
   auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
   add_common(mcp_cmd, serve.overrides);
+  mcp_cmd->add_option("--nodes", serve.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
 
   llmx::cli::ServeOptions app_opts;
   auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
   add_common(app_cmd, app_opts.overrides);
+  app_cmd->add_option("--nodes", app_opts.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
   std::string schema_out, ts_out, prettier;
   auto* schema_cmd = app_cmd->add_subcommand("generate-json-schema", "Write the JSON Schema of the app-server protocol");
   schema_cmd->add_option("-o,--out", schema_out, "Output directory")->required();
@@ -124,6 +127,14 @@ int main(int argc, char** argv) {
   sandbox_cmd->add_flag("--network", sandbox_opts.network, "Allow network access (workspace-write)");
   sandbox_cmd->add_option("--writable-root", sandbox_opts.writable_roots, "Extra writable root (workspace-write)");
   sandbox_cmd->add_option("command", sandbox_opts.command, "The command, after --");
+
+  llmx::cli::NodeOptions node_opts;
+  auto* node_cmd = app.add_subcommand("node", "Host conversations for fronts (--nodes) over CAF's middleman");
+  node_cmd->add_option("--listen", node_opts.listen, "HOST:PORT to listen on (port 0: a free one; loopback by default)");
+  node_cmd->add_option("--cert", node_opts.cert, "TLS certificate (PEM), required beyond loopback");
+  node_cmd->add_option("--key", node_opts.key, "TLS private key (PEM)");
+  node_cmd->add_option("--cafile", node_opts.cafile, "CA certificates that signed the fronts' certificates (PEM)");
+  node_cmd->add_flag("--exit-on-stdin-eof", node_opts.exit_on_stdin_eof, "Exit when stdin closes (a supervisor's pipe)");
 
   std::string patch_cwd = ".";
   auto* patch_cmd = app.add_subcommand("apply-patch", "Apply a patch read from stdin");
@@ -176,6 +187,7 @@ int main(int argc, char** argv) {
       return llmx::cli::run_sandbox(sandbox_opts);
     }
     if (*patch_cmd) return llmx::cli::run_apply_patch(patch_cwd);
+    if (*node_cmd) return llmx::cli::run_node(node_opts);
     if (*schema_cmd) {
       llmx::schema::write_json_schema_bundle(schema_out, llmx::export_client_requests);
       return 0;

@@ -22,11 +22,43 @@ namespace llmx::cli {
 namespace {
 
 // Runs one stdio session (MCP or app server) until the client closes stdin.
+// The worker nodes to place conversations on (--nodes, else [cluster] nodes); nullopt after
+// printing why they cannot be used.
+std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& nodes, const ClusterConfig& cluster,
+                                              TlsFiles& tls) {
+  ClusterOptions out;
+  tls = TlsFiles{cluster.cert, cluster.key, cluster.cafile};
+  out.tls = tls.enabled();
+  if (out.tls && (tls.key.empty() || tls.cafile.empty())) {
+    fmt::print(stderr, "error: [cluster] TLS needs cert, key and cafile\n");
+    return std::nullopt;
+  }
+  for (const auto& text : nodes.empty() ? cluster.nodes : nodes) {
+    auto a = parse_node_address(text);
+    if (!a) {
+      fmt::print(stderr, "error: a node is HOST:PORT, not `{}`\n", text);
+      return std::nullopt;
+    }
+    if (!out.tls && !is_loopback_host(a->host)) {
+      fmt::print(stderr, "error: node {} is not on this machine: set [cluster] cert, key and cafile to reach it over TLS\n",
+                 text);
+      return std::nullopt;
+    }
+    out.nodes.push_back(*a);
+  }
+  return out;
+}
+
 int serve(const ServeOptions& options, bool app) {
   // Fail fast on a broken config.toml, before any message is read.
+  ClusterOptions cluster;
+  TlsFiles tls;
   try {
     auto cfg = load_config(options.overrides);
     for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
+    auto c = cluster_options(options.nodes, cfg.cluster, tls);
+    if (!c) return 2;
+    cluster = std::move(*c);
   } catch (const std::exception& err) {
     fmt::print(stderr, "error: {}\n", err.what());
     return 1;
@@ -35,8 +67,10 @@ int serve(const ServeOptions& options, bool app) {
   TerminationSignals signals;     // before the actor system: its threads inherit the block
   caf::actor_system_config cfg;
   configure_system(cfg);
+  const bool clustered = !cluster.nodes.empty();
+  if (clustered) configure_network(cfg, tls);
   caf::actor_system sys{cfg};
-  auto engine = start_engine(sys);
+  auto engine = clustered ? start_cluster_engine(sys, std::move(cluster)) : start_engine(sys);
   auto writer = spawn_line_writer(sys);
   auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides})
                      : spawn_mcp_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides});

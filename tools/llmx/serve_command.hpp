@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "protocol/config/config.hpp"
 
@@ -9,6 +10,8 @@ namespace llmx::cli {
 
 struct ServeOptions {
   ConfigOverrides overrides;
+  // --nodes A,B,...: place conversations on these worker nodes (else [cluster] nodes, else here).
+  std::vector<std::string> nodes;
 };
 
 int run_mcp_server(const ServeOptions& options);

@@ -1,0 +1,364 @@
+// The front's cluster manager (see node.hpp): attaches to worker nodes through CAF's middleman,
+// places conversations on them and hands sessions proxies for them.
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+#include <fmt/format.h>
+
+#include "actors/conversation_proxy.hpp"
+#include "actors/node.hpp"
+#include "actors/refusal.hpp"
+#include "protocol/config/provider.hpp"
+
+namespace llmx {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// How long a placement waits for a node while the first connections are still being made.
+constexpr auto kPlacementWait = 10s;
+
+struct Slot {
+  NodeAddress address;
+  node_actor node;                     // while attached
+  conversation_manager_actor manager;  // this front's manager on the node, while attached
+  bool tried = false;                  // one connection attempt has ended (either way)
+  bool connecting = false;
+  std::string error;                   // why the last attempt failed or the node was lost
+  size_t conversations = 0;            // this front's live conversations there
+  size_t pending = 0;                  // placements sent there and not answered yet
+  bool ready() const { return static_cast<bool>(manager); }
+  size_t load() const { return conversations + pending; }
+};
+
+constexpr uint32_t kUnplaced = UINT32_MAX;  // its node was lost; the next op places it again
+
+struct Placement {
+  conversation_proxy_actor proxy;
+  uint32_t slot = kUnplaced;
+};
+
+struct ClusterState {
+  ClusterState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
+  rollout_store_actor store;
+  ClusterOptions options;
+  std::vector<Slot> slots;
+  std::map<std::string, Placement> conversations;  // by conversation id
+  // Work that waits for a node to attach (only while some first attempt is still running).
+  std::vector<std::function<void()>> waiting;
+  std::optional<caf::typed_response_promise<bool>> shutdown_promise;
+  static inline const char* name = "llmx.cluster_manager";
+};
+
+using cluster_ptr = cluster_manager_actor::stateful_pointer<ClusterState>;
+
+caf::io::middleman_actor connector(cluster_ptr self) {
+  auto& sys = self->system();
+  return self->state.options.tls ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
+}
+
+std::string node_errors(const ClusterState& st) {
+  std::string out;
+  for (const auto& s : st.slots)
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", s.address.text(), s.error.empty() ? "not attached" : s.error);
+  return out;
+}
+
+// The attached node with the fewest conversations of this front; nullopt when none is.
+std::optional<uint32_t> pick(const ClusterState& st) {
+  std::optional<uint32_t> best;
+  for (uint32_t i = 0; i < st.slots.size(); ++i)
+    if (st.slots[i].ready() && (!best || st.slots[i].load() < st.slots[*best].load())) best = i;
+  return best;
+}
+
+// Moves a conversation's entry to slot `i` (kUnplaced: none), keeping the per-node counts.
+void assign(ClusterState& st, Placement& p, uint32_t i) {
+  if (p.slot != kUnplaced && st.slots[p.slot].conversations > 0) --st.slots[p.slot].conversations;
+  p.slot = i;
+  if (i != kUnplaced) ++st.slots[i].conversations;
+}
+
+// Runs `work` with a node index once one is attached, or fails it with `fail` when none can be.
+// The node counts the placement as pending until `work` calls `placed(i)`, so a burst of new
+// conversations spreads instead of all landing on the node that was emptiest at its start.
+// Until every node's first connection attempt has ended, placements wait (at most the connect
+// timeout), so the first burst spreads over all nodes instead of the first one to answer.
+void with_node(cluster_ptr self, std::function<void(uint32_t)> work, std::function<void(caf::error)> fail) {
+  auto& st = self->state;
+  bool first_attempts_running = false;
+  for (const auto& s : st.slots) first_attempts_running |= !s.tried;
+  if (!first_attempts_running) {
+    if (auto i = pick(st)) {
+      ++st.slots[*i].pending;
+      return work(*i);
+    }
+    return fail(refuse(Refusal::internal, "no worker node is attached: " + node_errors(st)));
+  }
+  auto done = std::make_shared<bool>(false);
+  st.waiting.push_back([=] {
+    if (*done) return;
+    *done = true;
+    with_node(self, work, fail);
+  });
+  self->delayed_send(self, kPlacementWait, timeout_atom::value, std::string());  // wakes the waiters up
+}
+
+void placed(cluster_ptr self, uint32_t i) {
+  auto& s = self->state.slots[i];
+  if (s.pending > 0) --s.pending;
+}
+
+void wake_waiting(cluster_ptr self) {
+  for (auto& w : std::exchange(self->state.waiting, {})) w();
+}
+
+void schedule_retry(cluster_ptr self, uint32_t i) {
+  self->delayed_send(self, self->state.options.reconnect_interval, retry_atom::value, i);
+}
+
+void attach_failed(cluster_ptr self, uint32_t i, std::string why) {
+  auto& s = self->state.slots[i];
+  s.connecting = false;
+  s.tried = true;
+  s.error = std::move(why);
+  wake_waiting(self);
+  schedule_retry(self, i);
+}
+
+void connect(cluster_ptr self, uint32_t i) {
+  auto& s = self->state.slots[i];
+  if (s.connecting || s.ready() || self->state.shutdown_promise) return;
+  s.connecting = true;
+  self->request(connector(self), 10s, caf::connect_atom::value, s.address.host, s.address.port)
+      .then(
+          [=](caf::node_id&, caf::strong_actor_ptr& ptr, std::set<std::string>& ifs) {
+            if (!ptr) return attach_failed(self, i, "nothing is published there");
+            if (ifs != self->system().message_types<node_actor>())
+              return attach_failed(self, i, "it is not an llmx node of this build (its interface differs)");
+            auto node = caf::actor_cast<node_actor>(ptr);
+            NodeAttach hello{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(self->state.store)};
+            self->request(node, 10s, attach_atom::value, std::move(hello))
+                .then(
+                    [=](NodeAttached& a) {
+                      auto manager = caf::actor_cast<conversation_manager_actor>(a.manager);
+                      if (!manager) return attach_failed(self, i, "the node sent no conversation manager");
+                      auto& s = self->state.slots[i];
+                      s.connecting = false;
+                      s.tried = true;
+                      s.error.clear();
+                      s.node = node;
+                      s.manager = manager;
+                      self->monitor(node);
+                      wake_waiting(self);
+                    },
+                    [=](caf::error& err) { attach_failed(self, i, "refused: " + error_text(err)); });
+          },
+          [=](caf::error& err) { attach_failed(self, i, error_text(err)); });
+}
+
+// Nodes learn the front's key when their own environment has none for the provider.
+Config for_node(Config cfg) {
+  if (!cfg.provider.stored_api_key) {
+    auto token = resolve_bearer_token(cfg.provider);
+    if (token.token) cfg.provider.stored_api_key = *token.token;
+  }
+  return cfg;
+}
+
+// The id inside a rollout file name (`rollout-<time>-<uuid>.jsonl`), for references by path.
+std::optional<std::string> id_of(const ThreadRef& ref) {
+  if (ref.id) return ref.id;
+  if (!ref.path) return std::nullopt;
+  const std::string& p = *ref.path;
+  if (p.size() < 42 || !p.ends_with(".jsonl")) return std::nullopt;
+  return p.substr(p.size() - 42, 36);
+}
+
+conversation_proxy_actor adopt(cluster_ptr self, uint32_t i, conversation_actor conv, const SessionConfiguredEvent& sc,
+                               const Config& cfg) {
+  auto& st = self->state;
+  ProxyStart start{sc.session_id, cfg, sc.rollout_path, st.slots[i].address.text(),
+                   caf::actor_cast<cluster_manager_actor>(self)};
+  auto proxy = spawn_conversation_proxy(self->system(), std::move(start), std::move(conv));
+  self->monitor(proxy);
+  auto& entry = st.conversations[sc.session_id];
+  entry.proxy = proxy;
+  assign(st, entry, i);
+  return proxy;
+}
+
+using Started = caf::typed_response_promise<conversation_actor, SessionConfiguredEvent>;
+
+// new_conv, or resume of a thread that is not live here, on the least loaded node.
+void place(cluster_ptr self, Started promise, std::function<void(conversation_manager_actor, Started, uint32_t)> ask) {
+  with_node(
+      self, [=](uint32_t i) { ask(self->state.slots[i].manager, promise, i); },
+      [=](caf::error err) mutable { promise.deliver(std::move(err)); });
+}
+
+void finish_shutdown(cluster_ptr self) {
+  self->request(self->state.store, 30s, sync_atom::value)
+      .then(
+          [=](bool) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          },
+          [=](caf::error&) {
+            self->state.shutdown_promise->deliver(true);
+            self->quit();
+          });
+}
+
+cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_store_actor store, ClusterOptions options) {
+  auto& st0 = self->state;
+  st0.store = std::move(store);
+  st0.options = std::move(options);
+  for (auto& a : st0.options.nodes) {
+    Slot s;
+    s.address = a;
+    st0.slots.push_back(std::move(s));
+  }
+  for (uint32_t i = 0; i < st0.slots.size(); ++i) connect(self, i);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    for (auto it = st.conversations.begin(); it != st.conversations.end(); ++it) {
+      if (it->second.proxy.address() != dm.source) continue;
+      assign(st, it->second, kUnplaced);
+      st.conversations.erase(it);
+      if (st.shutdown_promise && st.conversations.empty()) finish_shutdown(self);
+      return;
+    }
+    for (uint32_t i = 0; i < st.slots.size(); ++i) {
+      auto& s = st.slots[i];
+      if (!s.node || s.node.address() != dm.source) continue;
+      // Its conversations' proxies see their own down messages and end their turns; they are
+      // placed again at their next op.
+      s.node = node_actor{};
+      s.manager = conversation_manager_actor{};
+      for (auto& [_, p] : st.conversations)
+        if (p.slot == i) assign(st, p, kUnplaced);
+      s.error = "lost: " + to_string(dm.reason);
+      schedule_retry(self, i);
+      return;
+    }
+  });
+  return {
+      [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
+        auto shared = std::make_shared<Config>(for_node(std::move(cfg)));
+        place(self, promise, [=](conversation_manager_actor manager, Started promise, uint32_t i) {
+          self->request(manager, caf::infinite, new_conv_atom::value, *shared)
+              .then(
+                  [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                    placed(self, i);
+                    auto proxy = adopt(self, i, std::move(conv), sc, *shared);
+                    promise.deliver(caf::actor_cast<conversation_actor>(proxy), std::move(sc));
+                  },
+                  [=](caf::error& err) mutable {
+                    placed(self, i);
+                    promise.deliver(std::move(err));
+                  });
+        });
+        return promise;
+      },
+      [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
+        auto shared = std::make_shared<ResumeThread>(std::move(req));
+        shared->config = for_node(std::move(shared->config));
+        auto id = shared->history ? std::nullopt : id_of(shared->ref);
+        auto& st = self->state;
+        auto live = id ? st.conversations.find(*id) : st.conversations.end();
+        // `reserved`: the node counts this placement as pending (see with_node).
+        auto ask = [=](bool reserved, conversation_manager_actor manager, Started promise, uint32_t i) {
+          self->request(manager, caf::infinite, resume_atom::value, *shared)
+              .then(
+                  [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                    if (reserved) placed(self, i);
+                    auto& st = self->state;
+                    if (auto it = st.conversations.find(sc.session_id); it != st.conversations.end()) {
+                      promise.deliver(caf::actor_cast<conversation_actor>(it->second.proxy), std::move(sc));
+                      return;
+                    }
+                    auto proxy = adopt(self, i, std::move(conv), sc, shared->config);
+                    promise.deliver(caf::actor_cast<conversation_actor>(proxy), std::move(sc));
+                  },
+                  [=](caf::error& err) mutable {
+                    if (reserved) placed(self, i);
+                    promise.deliver(std::move(err));
+                  });
+        };
+        // A live thread is resumed where it runs (one writer per rollout).
+        if (live != st.conversations.end() && live->second.slot != kUnplaced && st.slots[live->second.slot].ready())
+          ask(false, st.slots[live->second.slot].manager, promise, live->second.slot);
+        else
+          place(self, promise, [ask](conversation_manager_actor m, Started p, uint32_t i) { ask(true, m, p, i); });
+        return promise;
+      },
+      [=](place_atom, ResumeThread& req) -> caf::result<conversation_actor, std::string> {
+        auto promise = self->make_response_promise<conversation_actor, std::string>();
+        auto shared = std::make_shared<ResumeThread>(std::move(req));
+        with_node(
+            self,
+            [=](uint32_t i) mutable {
+              self->request(self->state.slots[i].manager, caf::infinite, resume_atom::value, *shared)
+                  .then(
+                      [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                        placed(self, i);
+                        auto& st = self->state;
+                        if (auto it = st.conversations.find(sc.session_id); it != st.conversations.end())
+                          assign(st, it->second, i);
+                        promise.deliver(std::move(conv), st.slots[i].address.text());
+                      },
+                      [=](caf::error& err) mutable {
+                        placed(self, i);
+                        promise.deliver(std::move(err));
+                      });
+            },
+            [=](caf::error err) mutable { promise.deliver(std::move(err)); });
+        return promise;
+      },
+      [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
+        auto& st = self->state;
+        auto id = id_of(ref);
+        auto live = id ? st.conversations.find(*id) : st.conversations.end();
+        // A live conversation is shut down by its node's manager before the store moves it.
+        if (live != st.conversations.end() && live->second.slot != kUnplaced && st.slots[live->second.slot].ready())
+          return self->delegate(st.slots[live->second.slot].manager, archive_atom::value, std::move(ref));
+        return self->delegate(st.store, archive_atom::value, std::move(ref));
+      },
+      [=](timeout_atom, const std::string&) {
+        // A placement waited long enough: whatever is attached now serves it, or it fails.
+        for (auto& s : self->state.slots) s.tried = true;
+        wake_waiting(self);
+      },
+      [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
+        auto& m = self->state.conversations;
+        auto it = m.find(id);
+        if (it == m.end()) return refuse(Refusal::request, "no such conversation: " + id);
+        return caf::actor_cast<conversation_actor>(it->second.proxy);
+      },
+      [=](retry_atom, uint32_t i) {
+        if (i < self->state.slots.size()) connect(self, i);
+      },
+      [=](shutdown_atom) -> caf::result<bool> {
+        auto& st = self->state;
+        st.shutdown_promise = self->make_response_promise<bool>();
+        // Every live conversation shuts down on its node (turns aborted, rollouts written to
+        // our store); their proxies end with them. Then the store is synced.
+        for (auto& [_, p] : st.conversations) caf::anon_send(p.proxy, submit_atom::value, Submission{"", ShutdownOp{}});
+        if (st.conversations.empty()) finish_shutdown(self);
+        return *st.shutdown_promise;
+      },
+  };
+}
+
+}  // namespace
+
+conversation_manager_actor spawn_cluster_manager(caf::actor_system& sys, rollout_store_actor store,
+                                                 ClusterOptions options) {
+  auto cluster = sys.spawn(cluster_impl, std::move(store), std::move(options));
+  return caf::actor_cast<conversation_manager_actor>(cluster);
+}
+
+}  // namespace llmx

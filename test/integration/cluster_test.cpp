@@ -1,0 +1,214 @@
+// Conversations on worker nodes (issue 15): `llmx node` processes on loopback, an
+// `llmx mcp-server --nodes ...` front, and what a client sees when nodes come, go and misbehave.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <sstream>
+
+#include "protocol/store/rollout.hpp"
+#include "test/support/harness.hpp"
+
+using namespace llmx::test;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// User + system CPU seconds of a process (from /proc).
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto rp = stat.rfind(')');
+  if (rp == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(rp + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+std::vector<std::string> rollout_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().filename().string().starts_with("rollout-")) out.push_back(e.path().string());
+  return out;
+}
+
+struct Cluster {
+  TempDir home{"llmx-cluster"};
+  MockLlm mock;
+  std::vector<std::unique_ptr<NodeProcess>> nodes;
+  explicit Cluster(int n) {
+    for (int i = 0; i < n; ++i) nodes.push_back(std::make_unique<NodeProcess>(home.path(), mock.url()));
+  }
+  McpOptions front(std::vector<std::string> extra = {}) {
+    McpOptions o;
+    o.args = {"--nodes", node_list(nodes)};
+    o.args.insert(o.args.end(), extra.begin(), extra.end());
+    return o;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("cluster: a front with three nodes spreads 300 conversations over them and answers every one") {
+  Cluster c(3);
+  McpClient mcp(c.home.path(), c.mock.url(), c.front());
+  mcp.initialize();
+  std::vector<double> cpu_before;
+  for (auto& n : c.nodes) cpu_before.push_back(cpu_seconds(n->process().pid()));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 300; ++i) ids.push_back(mcp.call_llmx("@mock:echo conversation " + std::to_string(i)));
+  for (int i = 0; i < 300; ++i) {
+    auto resp = mcp.wait_for_response(ids[i], 60s);
+    INFO(mcp.diagnostics());
+    REQUIRE_FALSE(result_is_error(resp));
+    CHECK(result_text(resp) == "echo: conversation " + std::to_string(i));
+  }
+  // Each node did a share of the work (the front itself runs none of the turns).
+  for (size_t i = 0; i < c.nodes.size(); ++i)
+    CHECK_MESSAGE(cpu_seconds(c.nodes[i]->process().pid()) - cpu_before[i] > 0.02, "node " << i << " stayed idle");
+  // Every rollout is in the front's store.
+  CHECK(rollout_files(c.home.file("sessions")).size() == 300);
+}
+
+TEST_CASE("cluster: kill -9 of a node mid-turn fails its turns with an error, and they resume elsewhere") {
+  Cluster c(3);
+  McpClient mcp(c.home.path(), c.mock.url(), c.front({"-c", "sandbox_mode=\"danger-full-access\""}));
+  mcp.initialize();
+  // Six long turns: two per node (each placement goes to the node with the fewest).
+  const auto marker = unique_sleep(30);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i)
+    ids.push_back(mcp.call_llmx("turn " + std::to_string(i) + " @mock:shell cmd=" + marker[0] + " " + marker[1]));
+  REQUIRE(wait_until_running(marker, 6, 20s));
+  c.nodes[1]->process().kill(SIGKILL);
+  // The dead node's two turns end with an error naming the loss; the others are still running.
+  std::vector<std::string> lost;
+  for (int i = 0; i < 100 && lost.size() < 2; ++i) {
+    mcp.drain(100ms);
+    lost.clear();
+    for (auto& id : ids)
+      if (!mcp.responses_for(id).empty()) lost.push_back(id);
+  }
+  INFO(mcp.diagnostics());
+  REQUIRE(lost.size() == 2);
+  for (auto& id : lost) {
+    auto resp = mcp.responses_for(id).front();
+    CHECK(result_is_error(resp));
+    CHECK_MESSAGE(contains(result_text(resp), "was lost"), result_text(resp));
+    CHECK(!events_of_type(mcp.events_for(id), "error").empty());
+  }
+  // The survivors finish once their commands end.
+  kill_processes_with_argv(marker);
+  for (auto& id : ids) {
+    if (std::find(lost.begin(), lost.end(), id) != lost.end()) continue;
+    auto resp = mcp.wait_for_response(id, 20s);
+    CHECK_FALSE(result_is_error(resp));
+  }
+  // A lost conversation's next message resumes it on a live node, with its history.
+  auto configured = events_of_type(mcp.events_for(lost[0]), "session_configured");
+  REQUIRE(configured.size() == 1);
+  const auto thread = configured[0].str("/params/msg/session_id");
+  auto again = mcp.wait_for_response(mcp.call_reply(thread, "@mock:echo where were we"), 20s);
+  INFO(result_text(again));
+  REQUIRE_FALSE(result_is_error(again));
+  CHECK(result_text(again) == "echo: where were we");
+  auto sent = recorded_requests(c.mock);
+  size_t last = 0;
+  while (sent.has("/requests/" + std::to_string(last + 1))) ++last;
+  CHECK(contains(sent.text("/requests/" + std::to_string(last)), marker[1]));
+  // Every rollout is readable and holds its turn up to the kill (the user's message, the model's
+  // call); the resumed one goes on in the same file.
+  auto files = rollout_files(c.home.file("sessions"));
+  CHECK(files.size() == 6);
+  size_t resumed = 0;
+  for (auto& f : files) {
+    auto text = read_file(f);
+    for (auto& line : split_lines(text)) CHECK_MESSAGE(llmx::rollout::decode_line(line).has_value(), line);
+    CHECK(contains(text, marker[1]));
+    CHECK(contains(text, R"("type":"function_call")"));
+    if (contains(text, "where were we")) {
+      ++resumed;
+      CHECK(contains(f, thread));
+    }
+  }
+  CHECK(resumed == 1);
+}
+
+TEST_CASE("cluster: nodes that start after the front get placements; with none attached a call says why") {
+  TempDir home{"llmx-cluster"};
+  MockLlm mock;
+  const int port = closed_port();
+  McpOptions o;
+  o.args = {"--nodes", "127.0.0.1:" + std::to_string(port)};
+  McpClient mcp(home.path(), mock.url(), o);
+  mcp.initialize();
+  // Nothing listens there: after the first attempt the call fails with the reason.
+  auto refused = mcp.wait_for_response(mcp.call_llmx("@mock:echo too early"), 20s);
+  CHECK(result_is_error(refused));
+  CHECK_MESSAGE(contains(result_text(refused), "no worker node is attached"), result_text(refused));
+  // The node comes up on that port; the front retries every second and places the next call.
+  NodeProcess node(home.path(), mock.url(), {"--listen", "127.0.0.1:" + std::to_string(port)});
+  std::string answer;
+  for (int i = 0; i < 50; ++i) {
+    auto resp = mcp.wait_for_response(mcp.call_llmx("@mock:echo now"), 20s);
+    answer = result_text(resp);
+    if (!result_is_error(resp)) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  CHECK(answer == "echo: now");
+}
+
+TEST_CASE("cluster: garbage and a half-open connection do not crash a node; a wrong address or plain TCP beyond loopback is refused") {
+  Cluster c(1);
+  auto connect_to = [&](uint16_t port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    return fd;
+  };
+  int garbage = connect_to(c.nodes[0]->port());
+  std::string noise(4096, '\0');
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 7919) & 0xff);
+  (void)::write(garbage, noise.data(), noise.size());
+  ::close(garbage);
+  int half_open = connect_to(c.nodes[0]->port());  // connects, never speaks
+  (void)::write(half_open, "\x00\x00", 2);
+  std::this_thread::sleep_for(300ms);
+  CHECK(c.nodes[0]->process().running());
+  // A front still attaches and its turn runs.
+  McpClient mcp(c.home.path(), c.mock.url(), c.front());
+  mcp.initialize();
+  auto resp = mcp.wait_for_response(mcp.call_llmx("@mock:echo still here"), 20s);
+  CHECK(result_text(resp) == "echo: still here");
+  ::close(half_open);
+
+  auto env = llmx_env(c.home.path(), c.mock.url());
+  auto wide = run_llmx({"node", "--listen", "0.0.0.0:0"}, env);
+  CHECK(wide.status.describe() == "exit code 2");
+  CHECK(contains(wide.err, "without TLS"));
+  auto bad = run_llmx({"node", "--listen", "nonsense"}, env);
+  CHECK(bad.status.describe() == "exit code 2");
+  auto front = run_llmx({"mcp-server", "--nodes", "10.1.2.3:7000"}, env);
+  CHECK(front.status.describe() == "exit code 2");
+  CHECK(contains(front.err, "not on this machine"));
+}
