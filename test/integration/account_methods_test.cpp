@@ -87,7 +87,7 @@ TEST_CASE("account: getUserSavedConfig reports what config.toml says, null where
   check_error(call(f.mcp, "getUserSavedConfig"), -32603, "failed to parse config.toml: " + f.home.file("config.toml"));
 }
 
-TEST_CASE("account: loginApiKey stores the key 0600, notifies authStatusChange; logout clears it") {
+TEST_CASE("account: loginApiKey stores the key 0600, notifies authStatusChange, logout clears it") {
   InitializedMcp f(without_env_key());
   auto before = call(f.mcp, "getAuthStatus", R"({"includeToken":true})");
   CHECK(before.text("/result") == R"({"authMethod":null,"authToken":null,"requiresOpenaiAuth":true})");
@@ -132,7 +132,7 @@ TEST_CASE("account: loginApiKey params errors and forced ChatGPT login") {
   CHECK_FALSE(fs::exists(f.home.file("auth.json")));
 }
 
-TEST_CASE("account: ChatGPT login is refused naming the provider's API key; cancel finds no login") {
+TEST_CASE("account: ChatGPT login is refused naming the provider's API key, cancel finds no login") {
   InitializedMcp f;
   auto v1 = call(f.mcp, "loginChatGpt");
   check_error(v1, -32600, "ChatGPT login is not supported by llmx");

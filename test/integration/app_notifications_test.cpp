@@ -59,7 +59,7 @@ TEST_CASE("app-server v1 auth: without any key, logout reports no auth method") 
   CHECK(after.text("/params") == R"({"authMethod":null})");
 }
 
-TEST_CASE("app-server v2 account: login/start sends login/completed then account/updated; logout sends updated") {
+TEST_CASE("app-server v2 account: login/start sends login/completed then account/updated, logout sends updated") {
   McpOptions o;
   o.env = {{"LLMX_API_KEY", ""}};
   AppServerFixture s(o);
@@ -82,7 +82,7 @@ TEST_CASE("app-server v2 account: login/start sends login/completed then account
   CHECK(count_method(s.c, "authStatusChange") == 0);  // v2 methods speak v2 only
 }
 
-TEST_CASE("app-server v1: applyPatchApproval through a listener; denied leaves the tree, approved writes") {
+TEST_CASE("app-server v1: applyPatchApproval through a listener, denied leaves the tree, approved writes") {
   AppServerFixture s;
   s.initialize();
   auto conv = s.call("newConversation", R"({"approvalPolicy":"untrusted","sandbox":"workspace-write","cwd":")" +

@@ -18,7 +18,7 @@ bool is_method(const Message& m, std::string_view method) { return m.method() ==
 
 }  // namespace
 
-TEST_CASE("app-server: requests wait for initialize; a second initialize is refused; no jsonrpc field") {
+TEST_CASE("app-server: requests wait for initialize, a second initialize is refused, no jsonrpc field") {
   AppServer s;
   auto early = s.c.wait_for_response(s.c.request("thread/list", "{}"));
   CHECK(early.integer("/error/code") == -32600);
@@ -113,7 +113,7 @@ TEST_CASE("app-server v2: a command turn reports commandExecution items and outp
   CHECK(contains(out, "v2-out"));
 }
 
-TEST_CASE("app-server v2: turn/interrupt answers once the turn is aborted; turn/completed says interrupted") {
+TEST_CASE("app-server v2: turn/interrupt answers once the turn is aborted, turn/completed says interrupted") {
   AppServer s;
   s.initialize();
   auto thread = s.start_thread();

@@ -151,7 +151,7 @@ TEST_CASE("cluster: kill -9 of a node mid-turn fails its turns with an error, an
   CHECK(resumed == 1);
 }
 
-TEST_CASE("cluster: nodes that start after the front get placements; with none attached a call says why") {
+TEST_CASE("cluster: nodes that start after the front get placements, with none attached a call says why") {
   TempDir home{"llmx-cluster"};
   MockLlm mock;
   const int port = closed_port();
@@ -175,7 +175,7 @@ TEST_CASE("cluster: nodes that start after the front get placements; with none a
   CHECK(answer == "echo: now");
 }
 
-TEST_CASE("cluster: garbage and a half-open connection do not crash a node; a wrong address or plain TCP beyond loopback is refused") {
+TEST_CASE("cluster: garbage and a half-open connection do not crash a node, a wrong address or plain TCP beyond loopback is refused") {
   Cluster c(1);
   auto connect_to = [&](uint16_t port) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

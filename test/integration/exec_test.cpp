@@ -280,7 +280,7 @@ TEST_CASE("exec: --output-schema asks for structured output on either wire, and 
   CHECK(contains(bad.err, "is not a JSON Schema"));
 }
 
-TEST_CASE("exec: --cyber-access-program goes on the Responses wire; Chat providers and unknown programs are refused") {
+TEST_CASE("exec: --cyber-access-program goes on the Responses wire, Chat providers and unknown programs are refused") {
   TempDir home;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
@@ -360,7 +360,7 @@ TEST_CASE("exec: on a terminal (tmux) a person sees the header, the command, col
   CHECK(contains(pane, "a prompt is required"));
 }
 
-TEST_CASE("exec: a turn that fails or is interrupted has no answer; --json completes its running command as failed") {
+TEST_CASE("exec: a turn that fails or is interrupted has no answer, --json completes its running command as failed") {
   TempDir home;
   TempDir work;
   auto last = work.write("last.txt", "previous answer");

@@ -41,7 +41,7 @@ model = "gpt-4o-mini" # fast one
 )";
 }  // namespace
 
-TEST_CASE("settings: unknown keys warn with file and line; bad values and missing profiles are errors") {
+TEST_CASE("settings: unknown keys warn with file and line, bad values and missing profiles are errors") {
   TempDir home;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
@@ -119,7 +119,7 @@ TEST_CASE("settings: llmx mcp add/remove edit config.toml without losing comment
   CHECK(contains(read_file(home.file("config.toml")), kCommentedConfig));
 }
 
-TEST_CASE("settings: llmx login stores the key 0600 without echoing it; requests use it; logout removes it") {
+TEST_CASE("settings: llmx login stores the key 0600 without echoing it, requests use it, logout removes it") {
   TempDir home;
   MockLlm mock;
   EnvVars env{{"LLMX_HOME", home.path()}};

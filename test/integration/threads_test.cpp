@@ -77,7 +77,7 @@ TEST_CASE("threads: exec --thread-source (the SDK's threadSource) is recorded in
   CHECK(with_field == 1);
 }
 
-TEST_CASE("threads: exec records a rollout; exec resume continues the same file with the old history") {
+TEST_CASE("threads: exec records a rollout, exec resume continues the same file with the old history") {
   TempDir home;
   MockLlm mock;
   auto env = llmx_env(home.path(), mock.url());
@@ -159,7 +159,7 @@ TEST_CASE("threads: kill -9 in the middle of a turn leaves a rollout that resume
   CHECK(rollout_files(home.file("sessions")).size() == 1);
 }
 
-TEST_CASE("threads: MCP listConversations pages newest first; archive and unarchive move threads out and back") {
+TEST_CASE("threads: MCP listConversations pages newest first, archive and unarchive move threads out and back") {
   McpServerFixture f;
   auto& mcp = f.mcp;
   mcp.initialize();

@@ -65,7 +65,7 @@ constexpr std::string_view kApproved = R"({"action":"accept","content":{"decisio
 
 }  // namespace
 
-TEST_CASE("tools/approval: elicitation/create carries a decision schema; accept+approved runs the command") {
+TEST_CASE("tools/approval: elicitation/create carries a decision schema, accept+approved runs the command") {
   ApprovalFixture a;
   auto id = a.call("touch made.txt");
   auto ask = a.next_elicitation();
@@ -97,7 +97,7 @@ TEST_CASE("tools/approval: elicitation/create carries a decision schema; accept+
   CHECK(events_of_type(events, "exec_command_end")[0].integer("/params/msg/exit_code") == 0);
 }
 
-TEST_CASE("tools/approval: decline and a JSON-RPC error reply both deny; the model is told and the turn completes") {
+TEST_CASE("tools/approval: decline and a JSON-RPC error reply both deny, the model is told and the turn completes") {
   for (const bool as_error : {false, true}) {
     CAPTURE(as_error);
     ApprovalFixture a;

@@ -232,7 +232,7 @@ TEST_CASE("mcp client: app-server v2 sees an mcpToolCall item start, progress an
   c.wait_for([](const Message& m) { return m.method() == "turn/completed"; }, "turn/completed");
 }
 
-TEST_CASE("mcp client: under untrusted a tool asks unless it is read-only; approved for session covers the tool") {
+TEST_CASE("mcp client: under untrusted a tool asks unless it is read-only, approved for session covers the tool") {
   auto marker = unique_marker("approve");
   ProcessSweeper sweep{fake_argv("ok", marker)};
   Fixture f(fake_server("fake", "ok", marker));
@@ -291,7 +291,7 @@ TEST_CASE("mcp client: a server's elicitation reaches the MCP host with its form
   CHECK(f.last_tool_output() == R"([{"type":"text","text":"user said: {\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"}])");
 }
 
-TEST_CASE("mcp client: an app-server client gets mcpServer/elicitation/request; a decline goes back") {
+TEST_CASE("mcp client: an app-server client gets mcpServer/elicitation/request, a decline goes back") {
   auto marker = unique_marker("elicit-app");
   ProcessSweeper sweep{fake_argv("ok", marker)};
   AppFixture app(fake_server("fake", "ok", marker));
@@ -381,7 +381,7 @@ TEST_CASE("mcp client: list_mcp_tools (an embedding host's op) answers every off
   self->request(engine.manager, std::chrono::seconds(10), llmx::shutdown_atom::value).receive([](bool) {}, [](caf::error&) {});
 }
 
-TEST_CASE("mcp client: llmx mcp list connects and shows each server's state; --tools lists what the model sees") {
+TEST_CASE("mcp client: llmx mcp list connects and shows each server's state, --tools lists what the model sees") {
   auto marker = unique_marker("cli");
   ProcessSweeper sweep{fake_argv("ok", marker)};
   TempDir home{"llmx-mcpc-cli"};

@@ -113,7 +113,7 @@ TEST_CASE("mcp client: server-filesystem reads the workspace it is given") {
 
 // --- the optional file tools (DECISIONS E9), through the same tool path --------------------------
 
-TEST_CASE("file tools: off by default; with [tools] flags the model reads, lists and greps the workspace") {
+TEST_CASE("file tools: off by default, with [tools] flags the model reads, lists and greps the workspace") {
   {
     Fixture plain("");
     plain.call_tool("read_file", "{}");

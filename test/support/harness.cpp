@@ -258,16 +258,24 @@ std::string node_list(const std::vector<std::unique_ptr<NodeProcess>>& nodes) {
   return out;
 }
 
+namespace {
+int test_nodes() {
+  static const int n = [] {
+    const char* v = std::getenv("LLMX_TEST_NODES");
+    return v ? std::max(0, std::atoi(v)) : 0;
+  }();
+  return n;
+}
+}  // namespace
+
+int streaming_processes() { return std::max(1, test_nodes()); }
+
 McpClient::McpClient(const std::string& llmx_home, const std::string& base_url, McpOptions options) {
   SpawnOptions o;
   o.argv = {LLMX_BIN, options.subcommand};
   app_server_ = options.subcommand == "app-server";
-  static const int test_nodes = [] {
-    const char* v = std::getenv("LLMX_TEST_NODES");
-    return v ? std::atoi(v) : 0;
-  }();
-  if (test_nodes > 0 && std::find(options.args.begin(), options.args.end(), "--nodes") == options.args.end()) {
-    for (int i = 0; i < test_nodes; ++i) nodes_.push_back(std::make_unique<NodeProcess>(llmx_home, base_url, std::vector<std::string>{}, options.env));
+  if (test_nodes() > 0 && std::find(options.args.begin(), options.args.end(), "--nodes") == options.args.end()) {
+    for (int i = 0; i < test_nodes(); ++i) nodes_.push_back(std::make_unique<NodeProcess>(llmx_home, base_url, std::vector<std::string>{}, options.env));
     options.args.insert(options.args.begin(), {"--nodes", node_list(nodes_)});
   }
   o.argv.insert(o.argv.end(), options.args.begin(), options.args.end());

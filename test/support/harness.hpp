@@ -116,6 +116,9 @@ class NodeProcess {
   std::string address_;
 };
 
+// How many processes stream model requests for one server: 1, or the LLMX_TEST_NODES nodes.
+int streaming_processes();
+
 // Comma-separated addresses of these nodes, for --nodes.
 std::string node_list(const std::vector<std::unique_ptr<NodeProcess>>& nodes);
 

@@ -70,7 +70,7 @@ std::string git_in(const std::string& dir, std::vector<std::string> args) {
 
 // --- fuzzy matching ------------------------------------------------------------------------------------
 
-TEST_CASE("account fuzzy: subsequence matches with indices; the reference example orders as documented") {
+TEST_CASE("account fuzzy: subsequence matches with indices, the reference example orders as documented") {
   auto a = fuzzy_score("abe", "abexy");
   auto b = fuzzy_score("abe", "sub/abce");
   REQUIRE(a);
@@ -84,7 +84,7 @@ TEST_CASE("account fuzzy: subsequence matches with indices; the reference exampl
   CHECK_FALSE(fuzzy_score("abcdef", "abc"));
 }
 
-TEST_CASE("account fuzzy: case-insensitive; boundaries and runs beat scattered letters") {
+TEST_CASE("account fuzzy: case-insensitive, boundaries and runs beat scattered letters") {
   auto upper = fuzzy_score("README", "docs/readme.md");
   REQUIRE(upper);
   CHECK(upper->indices == std::vector<uint32_t>{5, 6, 7, 8, 9, 10});
@@ -108,7 +108,7 @@ TEST_CASE("account fuzzy: case-insensitive; boundaries and runs beat scattered l
   CHECK(run->score > spread->score);
 }
 
-TEST_CASE("account fuzzy: every whitespace-separated term must match; indices are code points") {
+TEST_CASE("account fuzzy: every whitespace-separated term must match, indices are code points") {
   auto both = fuzzy_score("src main", "src/app/main.cpp");
   REQUIRE(both);
   CHECK(both->indices == std::vector<uint32_t>{0, 1, 2, 8, 9, 10, 11});
@@ -294,7 +294,7 @@ TEST_CASE("account rate limits: the v2 shape rounds the percentage and keeps win
 
 // --- params -------------------------------------------------------------------------------------------
 
-TEST_CASE("account params: login/start is tagged by type; required fields are named; unknown keys ignored") {
+TEST_CASE("account params: login/start is tagged by type, required fields are named, unknown keys ignored") {
   auto api_key = decode_params<LoginStartParams>(R"({"type":"apiKey","apiKey":"sk-1","extra":1})");
   REQUIRE(api_key.is<LoginStartApiKey>());
   CHECK(api_key.get_if<LoginStartApiKey>()->apiKey == "sk-1");

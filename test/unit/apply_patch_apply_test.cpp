@@ -297,7 +297,7 @@ TEST_CASE("patch verify: changes keyed by absolute path, nothing written") {
   CHECK(d.read("src/app.py") == std::optional<std::string>("a\nb\nc\nd\ne\n"));
 }
 
-TEST_CASE("patch verify: an update without move has a null move path; later hunks win") {
+TEST_CASE("patch verify: an update without move has a null move path, later hunks win") {
   TempDir d;
   d.write("f.txt", "x\n");
   auto v = verify(parsed("*** Update File: f.txt\n@@\n-x\n+y\n*** Add File: f.txt\n+z\n"), d.path());
@@ -347,7 +347,7 @@ TEST_CASE("patch writable: paths are normalised and must stay under a root") {
   CHECK_FALSE(all_paths_writable(parsed("*** Add File: " + d.path() + "x/f\n+x\n"), "/", roots));
 }
 
-TEST_CASE("patch writable: /tmp and other roots; the root's .git directory is excluded") {
+TEST_CASE("patch writable: /tmp and other roots, the root's .git directory is excluded") {
   TempDir d, other;
   std::vector<std::string> roots = {d.path(), "/tmp"};
   auto w = [&](const std::string& body) { return all_paths_writable(parsed(body), d.path(), roots); };

@@ -61,7 +61,7 @@ TEST_CASE("patch parse: the spec example yields add, update with move, delete") 
   CHECK(p.text.substr(p.text.size() - 13) == "*** End Patch");
 }
 
-TEST_CASE("patch parse: Create File is an alias of Add File; zero + lines is an empty file") {
+TEST_CASE("patch parse: Create File is an alias of Add File, zero + lines is an empty file") {
   Patch p = parsed(wrap("*** Create File: a.txt\n+x\n+\n*** Add File: empty.txt\n"));
   REQUIRE(p.hunks.size() == 2);
   CHECK(p.hunks[0].kind == Hunk::add);
@@ -102,7 +102,7 @@ TEST_CASE("patch parse: boundary errors and both renderings") {
   CHECK(failed("*** Begin Patch").message == "The last line of the patch must be '*** End Patch'");
 }
 
-TEST_CASE("patch parse: markers must match exactly; only the whole text is trimmed") {
+TEST_CASE("patch parse: markers must match exactly, only the whole text is trimmed") {
   CHECK(parsed("\n  *** Begin Patch\n*** Delete File: a\n*** End Patch  \n\n").hunks.size() == 1);
   CHECK(failed("*** Begin Patch \n*** End Patch").message ==
         "The first line of the patch must be '*** Begin Patch'");

@@ -274,7 +274,7 @@ TEST_CASE("chat request: images produce content arrays, blank text parts are lef
         R"({"model":"gpt-4o","messages":[{"role":"system","content":"You are llmx."},{"role":"user","content":[{"type":"text","text":"what is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},{"type":"text","text":"and this"},{"type":"image_url","image_url":{"url":"https://example.com/b.jpg"}}]}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":20480})");
 }
 
-TEST_CASE("chat request: an image-only message is sent; text parts are joined without separator") {
+TEST_CASE("chat request: an image-only message is sent, text parts are joined without separator") {
   ModelProviderInfo provider;
   MessageItem img{"user", {InputImage{"data:image/gif;base64,R0lG"}}};
   MessageItem parts{"developer", {InputText{"a"}, InputText{"b"}}};

@@ -56,7 +56,7 @@ TEST_CASE("compaction: context-window errors are recognised, others are not") {
   CHECK_FALSE(compaction::is_context_window_error("Rate limit exceeded"));
 }
 
-TEST_CASE("compaction: the summary is the last assistant text; user messages skip instructions") {
+TEST_CASE("compaction: the summary is the last assistant text, user messages skip instructions") {
   std::vector<ResponseItem> items{msg("assistant", "first"), msg("user", "x"), msg("assistant", "SUMMARY")};
   CHECK(compaction::summary_of(items) == "SUMMARY");
   CHECK(compaction::summary_of({msg("user", "only user")}) == "");

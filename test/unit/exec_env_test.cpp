@@ -72,7 +72,7 @@ TEST_CASE("exec_env: inherit=core keeps only the core variables") {
             {"HOME", "/home/u"}, {"PATH", "/usr/bin:/bin"}, {"USER", "u"}, {"TMPDIR", "/var/tmp"}});
 }
 
-TEST_CASE("exec_env: inherit=none starts empty; set still applies") {
+TEST_CASE("exec_env: inherit=none starts empty, set still applies") {
   ShellEnvironmentPolicy p;
   p.inherit = "none";
   p.set = {{"FOO", "bar"}};

@@ -109,7 +109,7 @@ TEST_CASE("file tools: grep_files builds ripgrep's command and reads its answer"
   CHECK(grep_output(2, "", "regex parse error", 10).text.find("regex parse error") != std::string::npos);
 }
 
-TEST_CASE("file tools: offered only when flagged or listed by the family; every schema is JSON") {
+TEST_CASE("file tools: offered only when flagged or listed by the family, every schema is JSON") {
   Config cfg;
   cfg.model = "gpt-4o";
   CHECK(tools::enabled_file_tools(cfg).empty());

@@ -30,7 +30,7 @@ TEST_CASE("jsonrpc: a request has a method and an id") {
   CHECK(text_of(c.in.params) == R"({"protocolVersion":"2025-06-18"})");
 }
 
-TEST_CASE("jsonrpc: absent or null params are nullopt; other params are kept") {
+TEST_CASE("jsonrpc: absent or null params are nullopt, other params are kept") {
   CHECK_FALSE(Classified(R"({"id":1,"method":"m"})").in.params.has_value());
   CHECK_FALSE(Classified(R"({"id":1,"method":"m","params":null})").in.params.has_value());
   CHECK(text_of(Classified(R"({"id":1,"method":"m","params":[1,2]})").in.params) == "[1,2]");

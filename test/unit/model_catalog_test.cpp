@@ -170,7 +170,7 @@ TEST_CASE("model info: exact slugs, then the gpt-5 / llmx- prefixes") {
   }
 }
 
-TEST_CASE("context windows: configured value, else the table; effective window is 95%") {
+TEST_CASE("context windows: configured value, else the table, effective window is 95%") {
   CHECK(context_window("gpt-4o", std::nullopt) == std::optional<int64_t>(128000));
   CHECK(context_window("gpt-4o", 50000) == std::optional<int64_t>(50000));
   CHECK(context_window("anthropic/claude-sonnet-4-20250514", std::nullopt) == std::nullopt);

@@ -106,7 +106,7 @@ TEST_CASE("rate-limit headers of a 2xx or a 429 become one RateLimits event ahea
   CHECK(none.empty());
 }
 
-TEST_CASE("retry-after-ms wins over Retry-After; an HTTP-date Retry-After is understood") {
+TEST_CASE("retry-after-ms wins over Retry-After, an HTTP-date Retry-After is understood") {
   ModelStreamReader both(1, "c");
   std::vector<ModelEvent> out;
   both.on_head(429, {{"Retry-After", "3"}, {"retry-after-ms", "1500"}}, out);

@@ -264,7 +264,7 @@ TEST_CASE("process: spawn errors are reported once, with a clear message") {
   CHECK(run(loop, r).spawn_error == "failed to run ``: empty command");
 }
 
-TEST_CASE("process: a timeout kills the whole group; nothing of it survives") {
+TEST_CASE("process: a timeout kills the whole group, nothing of it survives") {
   ProcessLoop loop;
   SpawnRequest r = sh("sleep 100 & sleep 100 & echo $$; wait");
   r.timeout_ms = 300;

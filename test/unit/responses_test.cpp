@@ -208,7 +208,7 @@ TEST_CASE("responses stream: fields of an unexpected type are ignored, never thr
   CHECK(through_reader() == StreamOutcome::completed);
 }
 
-TEST_CASE("responses request: a tool output with images goes as input_text/input_image parts; Chat sends its text") {
+TEST_CASE("responses request: a tool output with images goes as input_text/input_image parts, Chat sends its text") {
   Prompt p = responses_prompt();
   p.input = {user_message("look"), FunctionCallItem{"mcp__img__shot", "{}", "c9"},
              FunctionCallOutputItem{"c9", R"([{"type":"text","text":"a dot"},{"type":"image"}])",

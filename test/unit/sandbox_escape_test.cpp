@@ -103,7 +103,7 @@ TEST_CASE_FIXTURE(Escape, "escape/ww: writes through .., symlinks and /proc/self
 
 TEST_CASE_FIXTURE(
     Escape,
-    "escape/ww: hard links: new ones to the outside fail; a pre-existing one is a known gap") {
+    "escape/ww: hard links: new ones to the outside fail, a pre-existing one is a known gap") {
   EXPECT_DENIED(ww("ln " + secret + " h2"), "Invalid cross-device link");
   CHECK_FALSE(fs::exists(ws + "/h2"));
   // KNOWN GAP (documented in the README): mounts and Landlock both judge by path, and `hard`

@@ -111,7 +111,7 @@ TEST_CASE("listeners: indexed by conversation, raw events only where asked for, 
   CHECK(l.interest("c2", false).copies == 1);
 }
 
-TEST_CASE("outgoing requests: one approval event, the right request per route; answers routed once") {
+TEST_CASE("outgoing requests: one approval event, the right request per route, answers routed once") {
   auto event = ev("sub", exec_ask());
   auto v1 = approval_ask(event, "conv", nullptr);
   REQUIRE(v1);

@@ -147,7 +147,7 @@ TEST_CASE("sse: only one leading space is stripped from a value") {
   CHECK(decode_whole("data: a: b\n\n") == std::vector<std::string>{"|a: b"});  // later colons kept
 }
 
-TEST_CASE("sse: comments, id and retry lines are ignored; event names are kept per event") {
+TEST_CASE("sse: comments, id and retry lines are ignored, event names are kept per event") {
   CHECK(decode_whole(":hello\n: world\n\n").empty());
   CHECK(decode_whole("id: 1\nretry: 5\n\n").empty());
   CHECK(decode_whole("id: 1\nretry: 5\ndata: x\nid: 2\n\n") == std::vector<std::string>{"|x"});

@@ -139,7 +139,7 @@ TEST_CASE("task loop: a tool call runs, its output joins the history, and the ne
   CHECK(has_output);
 }
 
-TEST_CASE("task loop: input that arrives mid-task joins the next request; an interrupt aborts once") {
+TEST_CASE("task loop: input that arrives mid-task joins the next request, an interrupt aborts once") {
   TaskLoop loop(spec("first"), tools());
   TaskLoop::Steps steps;
   loop.start(steps);
@@ -211,7 +211,7 @@ TEST_CASE("task loop: live output deltas are capped per stream") {
   CHECK(steps.size() == TaskLoop::kMaxDeltasPerStream + 1);
 }
 
-TEST_CASE("task loop: MCP tools are offered; a call goes to its server, an interrupt ends its item too") {
+TEST_CASE("task loop: MCP tools are offered, a call goes to its server, an interrupt ends its item too") {
   McpServers servers;
   McpServerStatus docs;
   docs.server = "docs";

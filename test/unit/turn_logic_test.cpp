@@ -120,7 +120,7 @@ TEST_CASE("turn logic: reasoning deltas and the reasoning item") {
   CHECK_FALSE(t.last_agent_message().has_value());  // reasoning is not an agent message
 }
 
-TEST_CASE("turn logic: function calls are collected in order; items keep the model's order") {
+TEST_CASE("turn logic: function calls are collected in order, items keep the model's order") {
   TurnLogic t("th", "tu");
   FunctionCallItem a{"shell", R"({"command":["ls"]})", "call_a"};
   FunctionCallItem b{"read_file", R"({"path":"x"})", "call_b"};

@@ -145,6 +145,8 @@ int main(int argc, char** argv) {
   // A usage error (unknown flag, missing value) exits 2, as the reference's CLI does.
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command that runs from its callback (login, mcp ...) failed
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
