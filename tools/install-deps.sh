@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of llmx from Debian's packages, by name.
-# (ripgrep: the grep_files tool runs `rg`, DECISIONS E9; tmux: a test looks at exec on a terminal.)
+# (ripgrep: the grep_files tool runs `rg`, DECISIONS E9; tmux: a test looks at exec on a terminal;
+# openssl: the TLS test between a front and a node makes its certificates.)
 # Idempotent: packages already present are not fetched again.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
       libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev libssl-dev
-      nodejs npm ripgrep tmux)
+      nodejs npm ripgrep tmux openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue

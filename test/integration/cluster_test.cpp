@@ -212,3 +212,68 @@ TEST_CASE("cluster: garbage and a half-open connection do not crash a node, a wr
   CHECK(front.status.describe() == "exit code 2");
   CHECK(contains(front.err, "not on this machine"));
 }
+
+namespace {
+
+// A CA and two certificates it signed (EC keys: quick to make), in `dir`.
+void make_certificates(const std::string& dir, const std::string& ca, const std::vector<std::string>& names) {
+  auto sh = [](const std::string& cmd) {
+    SpawnOptions o;
+    o.argv = {"/bin/sh", "-c", cmd};
+    ChildProcess p(std::move(o));
+    p.close_stdin();
+    auto status = p.wait(30s);
+    INFO(cmd << "\n" << p.stderr_so_far());
+    REQUIRE(status.describe() == "exit code 0");
+  };
+  const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes ";
+  sh("cd '" + dir + "' && openssl req -x509" + ec + "-keyout " + ca + ".key -out " + ca + ".pem -days 2 -subj /CN=" +
+     ca + " 2>&1");
+  for (const auto& n : names)
+    sh("cd '" + dir + "' && openssl req" + ec + "-keyout " + n + ".key -out " + n + ".csr -subj /CN=127.0.0.1 && " +
+       "openssl x509 -req -in " + n + ".csr -CA " + ca + ".pem -CAkey " + ca + ".key -CAcreateserial -out " + n +
+       ".pem -days 2 2>&1");
+}
+
+std::vector<std::string> tls_config(const std::string& dir, const std::string& name, const std::string& ca) {
+  return {"-c", "cluster.cert=\"" + dir + "/" + name + ".pem\"", "-c", "cluster.key=\"" + dir + "/" + name + ".key\"",
+          "-c", "cluster.cafile=\"" + dir + "/" + ca + ".pem\""};
+}
+
+}  // namespace
+
+TEST_CASE("cluster: over TLS a front with a certificate of the node's CA is served, others are not") {
+  TempDir home{"llmx-cluster"};
+  TempDir certs{"llmx-certs"};
+  MockLlm mock;
+  make_certificates(certs.path(), "ca", {"node", "front"});
+  make_certificates(certs.path(), "otherca", {"stranger"});
+  NodeProcess node(home.path(), mock.url(),
+                   {"--cert", certs.file("node.pem"), "--key", certs.file("node.key"), "--cafile", certs.file("ca.pem")});
+  {
+    McpOptions o;
+    o.args = {"--nodes", node.address()};
+    for (auto& a : tls_config(certs.path(), "front", "ca")) o.args.push_back(a);
+    McpClient mcp(home.path(), mock.url(), o);
+    mcp.initialize();
+    auto resp = mcp.wait_for_response(mcp.call_llmx("@mock:echo over tls"), 30s);
+    INFO(mcp.diagnostics());
+    CHECK(result_text(resp) == "echo: over tls");
+  }
+  // Plain TCP to a TLS node, or a certificate from another CA: never attached.
+  for (auto extra : {std::vector<std::string>{}, tls_config(certs.path(), "stranger", "otherca")}) {
+    McpOptions o;
+    o.args = {"--nodes", node.address()};
+    o.args.insert(o.args.end(), extra.begin(), extra.end());
+    McpClient mcp(home.path(), mock.url(), o);
+    mcp.initialize();
+    auto resp = mcp.wait_for_response(mcp.call_llmx("@mock:echo should not run"), 30s);
+    CHECK(result_is_error(resp));
+    CHECK_MESSAGE(contains(result_text(resp), "no worker node is attached"), result_text(resp));
+  }
+  CHECK(node.process().running());
+  // A partial TLS setup is a usage error.
+  auto partial = run_llmx({"node", "--cert", certs.file("node.pem")}, llmx_env(home.path(), mock.url()));
+  CHECK(partial.status.describe() == "exit code 2");
+  CHECK(contains(partial.err, "--cert, --key and --cafile"));
+}
