@@ -156,7 +156,7 @@ TEST_CASE("cluster: nodes that start after the front get placements, with none a
   MockLlm mock;
   const int port = closed_port();
   McpOptions o;
-  o.args = {"--nodes", "127.0.0.1:" + std::to_string(port)};
+  o.args = {"-c", "cluster.nodes=[\"127.0.0.1:" + std::to_string(port) + "\"]"};  // config.toml's [cluster]
   McpClient mcp(home.path(), mock.url(), o);
   mcp.initialize();
   // Nothing listens there: after the first attempt the call fails with the reason.

@@ -20,6 +20,8 @@
 #include "process.hpp"
 #include "protocol/base/json_reader.hpp"
 #include "mcp_bench.hpp"
+#include "mcp_server_driver.hpp"
+#include "nodes_bench.hpp"
 #include "threads_bench.hpp"
 #include "tools_bench.hpp"
 
@@ -37,66 +39,6 @@ struct Env {
 double ms_since(steady_clock::time_point t0) { return duration<double, std::milli>(steady_clock::now() - t0).count(); }
 
 
-class Server {
- public:
-  explicit Server(const Env& env)
-      : child_({env.llmx, "mcp-server"},
-               {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}}) {}
-
-  bool initialize() {
-    child_.write_line(
-        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
-    return wait_for({0}, seconds(10)).failures == 0;
-  }
-
-  int64_t call(const std::string& prompt) {
-    int64_t id = next_id_++;
-    child_.write_line(fmt::format(
-        R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"{}"}}}}}})",
-        id, prompt));
-    return id;
-  }
-
-  struct Outcome {
-    size_t completed = 0, failures = 0, notifications = 0;
-  };
-  // Reads until every id in `ids` has a response (or the timeout passes: the rest are failures).
-  Outcome wait_for(std::set<int64_t> ids, milliseconds timeout) {
-    Outcome out;
-    auto deadline = steady_clock::now() + timeout;
-    while (!ids.empty()) {
-      auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
-      if (left.count() <= 0) break;
-      auto line = child_.read_line(left);
-      if (!line) break;
-      try {
-        auto root = parser_.parse(*line);
-        auto obj = root.get_object().value_unsafe();
-        if (json::get(obj, "method")) {
-          ++out.notifications;
-          continue;
-        }
-        auto id = json::get_int(obj, "id");
-        if (!id || !ids.erase(*id)) continue;
-        bool is_error = json::get(obj, "error").has_value();
-        if (auto res = json::get(obj, "result"); res && res->is_object())
-          is_error |= json::get_bool(res->get_object().value_unsafe(), "isError").value_or(false);
-        ++(is_error ? out.failures : out.completed);
-      } catch (const std::exception&) {
-      }
-    }
-    out.failures += ids.size();
-    return out;
-  }
-
-  bench::Child& child() { return child_; }
-
- private:
-  bench::Child child_;
-  json::Parser parser_;
-  int64_t next_id_ = 1;
-};
-
 std::string exe_dir() { return fs::read_symlink("/proc/self/exe").parent_path().string(); }
 
 }  // namespace
@@ -113,10 +55,10 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",  "app",
-                                       "tools",   "exec", "mcp",      "threads", "streamer"};
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",  "tools",
+                                       "exec",    "mcp",  "threads",  "streamer", "nodes"};
   app.add_option("--sections", sections,
-                 "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer")
+                 "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -160,7 +102,7 @@ int main(int argc, char** argv) {
     std::vector<double> samples;
     for (int i = 0; i < 20; ++i) {
       auto t0 = steady_clock::now();
-      Server s(env);
+      bench::McpServer s({env.llmx, env.url, env.home});
       if (!s.initialize()) continue;
       samples.push_back(ms_since(t0));
       s.child().close_stdin();
@@ -171,7 +113,7 @@ int main(int argc, char** argv) {
 
   // 2. one text turn, sequential
   if (wanted("turn")) {
-    Server s(env);
+    bench::McpServer s({env.llmx, env.url, env.home});
     s.initialize();
     std::vector<double> samples;
     for (int i = 0; i < 50; ++i) {
@@ -186,7 +128,7 @@ int main(int argc, char** argv) {
 
   // 3. N parallel conversations in one process
   for (int n : wanted("parallel") ? parallel : std::vector<int>{}) {
-    Server s(env);
+    bench::McpServer s({env.llmx, env.url, env.home});
     s.initialize();
     long rss0 = s.child().peak_rss_kib();
     double cpu0 = s.child().cpu_seconds();
@@ -205,7 +147,7 @@ int main(int argc, char** argv) {
 
   // 4. server CPU per streamed delta
   if (wanted("deltas")) {
-    Server s(env);
+    bench::McpServer s({env.llmx, env.url, env.home});
     s.initialize();
     auto warm = s.call(fmt::format("warm @mock:long deltas={}", deltas));
     s.wait_for({warm}, seconds(60));
@@ -240,6 +182,9 @@ int main(int argc, char** argv) {
 
   // 7. the model streamer alone against the mock (streamer_bench.cpp)
   if (wanted("streamer")) bench::streamer_rows({env.url, mock.pid(), streamer_concurrency}, row);
+
+  // 7b. worker nodes: the remote hop, and turns/s with 1..3 nodes (nodes_bench.cpp)
+  if (wanted("nodes")) bench::nodes_rows({env.llmx, env.url, env.home}, row);
 
   // 8. stored threads: listing and resume (threads_bench.cpp)
   if (wanted("threads")) bench::threads_rows({env.llmx, env.url, env.home, thread_counts}, row);
