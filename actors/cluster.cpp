@@ -7,6 +7,7 @@
 #include "actors/conversation_proxy.hpp"
 #include "actors/node.hpp"
 #include "actors/refusal.hpp"
+#include "actors/rollout_store.hpp"
 #include "protocol/config/provider.hpp"
 
 namespace llmx {
@@ -197,18 +198,7 @@ void place(cluster_ptr self, Started promise, std::function<void(conversation_ma
       [=](caf::error err) mutable { promise.deliver(std::move(err)); });
 }
 
-void finish_shutdown(cluster_ptr self) {
-  self->request(self->state.store, 30s, sync_atom::value)
-      .then(
-          [=](bool) {
-            self->state.shutdown_promise->deliver(true);
-            self->quit();
-          },
-          [=](caf::error&) {
-            self->state.shutdown_promise->deliver(true);
-            self->quit();
-          });
-}
+void finish_shutdown(cluster_ptr self) { sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise); }
 
 cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_store_actor store, ClusterOptions options) {
   auto& st0 = self->state;

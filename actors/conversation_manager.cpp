@@ -4,6 +4,7 @@
 
 #include "actors/conversation.hpp"
 #include "actors/refusal.hpp"
+#include "actors/rollout_store.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/store/rollout.hpp"
@@ -61,17 +62,7 @@ void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise
 }
 
 void finish_manager_shutdown(manager_ptr self) {
-  // Every conversation is gone; their last lines are queued at the store: write them out.
-  self->request(self->state.store, std::chrono::seconds(30), sync_atom::value)
-      .then(
-          [=](bool) {
-            self->state.shutdown_promise->deliver(true);
-            self->quit();
-          },
-          [=](caf::error&) {
-            self->state.shutdown_promise->deliver(true);
-            self->quit();
-          });
+  sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise);
 }
 
 conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store, mcp_hub_actor mcp) {
