@@ -277,3 +277,22 @@ TEST_CASE("cluster: over TLS a front with a certificate of the node's CA is serv
   CHECK(partial.status.describe() == "exit code 2");
   CHECK(contains(partial.err, "--cert, --key and --cafile"));
 }
+
+TEST_CASE("cluster: a front that dies takes its conversations on the node with it, and the node serves the next front") {
+  Cluster c(1);
+  const auto marker = unique_sleep(40);
+  {
+    McpClient mcp(c.home.path(), c.mock.url(), c.front({"-c", "sandbox_mode=\"danger-full-access\""}));
+    mcp.initialize();
+    mcp.call_llmx("@mock:shell cmd=" + marker[0] + " " + marker[1]);
+    REQUIRE(wait_until_running(marker, 1, 20s));
+    mcp.process().kill(SIGKILL);
+    // The node sees the front's store go away: the conversation shuts down, its command is killed.
+    CHECK(wait_until_no_process(marker, 20s));
+  }
+  CHECK(c.nodes[0]->process().running());
+  McpClient next(c.home.path(), c.mock.url(), c.front());
+  next.initialize();
+  auto resp = next.wait_for_response(next.call_llmx("@mock:echo next front"), 20s);
+  CHECK(result_text(resp) == "echo: next front");
+}
