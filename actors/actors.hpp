@@ -256,7 +256,10 @@ using cluster_manager_actor = conversation_manager_actor::extend<
 // Stands in the front for a conversation on a worker node: sessions hold it as their
 // conversation; it is the remote conversation's one subscriber here and fans its events out, so
 // a lost node ends a running turn with an error event and the next op resumes elsewhere.
-using conversation_proxy_actor = conversation_actor::extend_with<event_sink_actor>;
+using conversation_proxy_actor = conversation_actor::extend_with<event_sink_actor>::extend<
+    // From the cluster manager: a resume placed this conversation on a node while its proxy had
+    // none (the proxy takes it, or shuts it down when it was placed meanwhile).
+    caf::reacts_to<place_atom, conversation_actor, std::string /* node */>>;
 
 // Registers every message type with its name, so messages can cross process boundaries.
 void add_message_types(caf::actor_system_config& cfg);

@@ -47,6 +47,14 @@ struct ClusterState {
   std::map<std::string, Placement> conversations;  // by conversation id
   // Work that waits for a node to attach (only while some first attempt is still running).
   std::vector<std::function<void()>> waiting;
+  // Requests on their way to a node, settled by its loss if their answer never comes (CAF 0.17
+  // does not answer requests whose connection dropped).
+  struct Ticket {
+    uint32_t slot;
+    std::function<void()> lost;
+  };
+  uint64_t next_ticket = 0;
+  std::map<uint64_t, Ticket> tickets;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
   static inline const char* name = "llmx.cluster_manager";
 };
@@ -110,6 +118,36 @@ void placed(cluster_ptr self, uint32_t i) {
   if (s.pending > 0) --s.pending;
 }
 
+// A request to slot i: settled exactly once, by its answer (settle() is true) or, when the node
+// is lost first, by `lost`.
+struct Ticket {
+  uint64_t key;
+  std::shared_ptr<bool> done;
+};
+
+Ticket open_ticket(cluster_ptr self, uint32_t i, std::function<void()> lost) {
+  auto& st = self->state;
+  Ticket t{st.next_ticket++, std::make_shared<bool>(false)};
+  st.tickets.emplace(t.key, ClusterState::Ticket{i, [done = t.done, lost = std::move(lost)] {
+                                                   if (!std::exchange(*done, true)) lost();
+                                                 }});
+  return t;
+}
+
+bool settle(cluster_ptr self, const Ticket& t) {
+  self->state.tickets.erase(t.key);
+  return !std::exchange(*t.done, true);
+}
+
+std::string lost_text(const ClusterState& st, uint32_t i) {
+  return fmt::format("the worker node {} was lost before it answered; try again", st.slots[i].address.text());
+}
+
+// What a client reads for a failed connect or attach: llmx's own text, or CAF's rendering.
+std::string describe(caf::actor_system& sys, const caf::error& err) {
+  return err.category() == caf::atom("llmx") ? error_text(err) : sys.render(err);
+}
+
 void wake_waiting(cluster_ptr self) {
   for (auto& w : std::exchange(self->state.waiting, {})) w();
 }
@@ -153,9 +191,9 @@ void connect(cluster_ptr self, uint32_t i) {
                       self->monitor(node);
                       wake_waiting(self);
                     },
-                    [=](caf::error& err) { attach_failed(self, i, "refused: " + error_text(err)); });
+                    [=](caf::error& err) { attach_failed(self, i, "refused: " + describe(self->system(), err)); });
           },
-          [=](caf::error& err) { attach_failed(self, i, error_text(err)); });
+          [=](caf::error& err) { attach_failed(self, i, describe(self->system(), err)); });
 }
 
 // Nodes learn the front's key when their own environment has none for the provider.
@@ -186,6 +224,8 @@ conversation_proxy_actor adopt(cluster_ptr self, uint32_t i, conversation_actor 
   auto& entry = st.conversations[sc.session_id];
   entry.proxy = proxy;
   assign(st, entry, i);
+  // Started while the front shuts down: it ends with the others.
+  if (st.shutdown_promise) caf::anon_send(proxy, submit_atom::value, Submission{"", ShutdownOp{}});
   return proxy;
 }
 
@@ -226,26 +266,44 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
       // placed again at their next op.
       s.node = node_actor{};
       s.manager = conversation_manager_actor{};
+      s.pending = 0;
       for (auto& [_, p] : st.conversations)
         if (p.slot == i) assign(st, p, kUnplaced);
-      s.error = "lost: " + to_string(dm.reason);
+      // Requests it will never answer fail now.
+      std::vector<std::function<void()>> lost;
+      for (auto it = st.tickets.begin(); it != st.tickets.end();)
+        if (it->second.slot == i) {
+          lost.push_back(std::move(it->second.lost));
+          it = st.tickets.erase(it);
+        } else {
+          ++it;
+        }
+      for (auto& f : lost) f();
+      s.error = dm.reason == caf::exit_reason::remote_link_unreachable ? "lost: connection lost"
+                                                                       : "lost: " + self->system().render(dm.reason);
       schedule_retry(self, i);
       return;
     }
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        if (self->state.shutdown_promise) return refuse(Refusal::request, "the server is shutting down");
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
         auto shared = std::make_shared<Config>(for_node(std::move(cfg)));
         place(self, promise, [=](conversation_manager_actor manager, Started promise, uint32_t i) {
+          auto t = open_ticket(self, i, [=]() mutable {
+            promise.deliver(refuse(Refusal::internal, lost_text(self->state, i)));
+          });
           self->request(manager, caf::infinite, new_conv_atom::value, *shared)
               .then(
                   [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                    if (!settle(self, t)) return;
                     placed(self, i);
                     auto proxy = adopt(self, i, std::move(conv), sc, *shared);
                     promise.deliver(caf::actor_cast<conversation_actor>(proxy), std::move(sc));
                   },
                   [=](caf::error& err) mutable {
+                    if (!settle(self, t)) return;
                     placed(self, i);
                     promise.deliver(std::move(err));
                   });
@@ -253,6 +311,7 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         return promise;
       },
       [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
+        if (self->state.shutdown_promise) return refuse(Refusal::request, "the server is shutting down");
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
         auto shared = std::make_shared<ResumeThread>(std::move(req));
         shared->config = for_node(std::move(shared->config));
@@ -261,19 +320,33 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         auto live = id ? st.conversations.find(*id) : st.conversations.end();
         // `reserved`: the node counts this placement as pending (see with_node).
         auto ask = [=](bool reserved, conversation_manager_actor manager, Started promise, uint32_t i) {
+          auto t = open_ticket(self, i, [=]() mutable {
+            promise.deliver(refuse(Refusal::internal, lost_text(self->state, i)));
+          });
           self->request(manager, caf::infinite, resume_atom::value, *shared)
               .then(
                   [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                    if (!settle(self, t)) return;
                     if (reserved) placed(self, i);
                     auto& st = self->state;
                     if (auto it = st.conversations.find(sc.session_id); it != st.conversations.end()) {
-                      promise.deliver(caf::actor_cast<conversation_actor>(it->second.proxy), std::move(sc));
+                      // Already live here (two resumes raced, or its node was lost): one
+                      // conversation per thread, the proxy's.
+                      auto& entry = it->second;
+                      if (entry.slot == kUnplaced) {
+                        self->send(entry.proxy, place_atom::value, std::move(conv), st.slots[i].address.text());
+                        assign(st, entry, i);
+                      } else if (entry.slot != i) {
+                        caf::anon_send(conv, submit_atom::value, Submission{"", ShutdownOp{}});
+                      }
+                      promise.deliver(caf::actor_cast<conversation_actor>(entry.proxy), std::move(sc));
                       return;
                     }
                     auto proxy = adopt(self, i, std::move(conv), sc, shared->config);
                     promise.deliver(caf::actor_cast<conversation_actor>(proxy), std::move(sc));
                   },
                   [=](caf::error& err) mutable {
+                    if (!settle(self, t)) return;
                     if (reserved) placed(self, i);
                     promise.deliver(std::move(err));
                   });
@@ -291,9 +364,13 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         with_node(
             self,
             [=](uint32_t i) mutable {
+              auto t = open_ticket(self, i, [=]() mutable {
+                promise.deliver(refuse(Refusal::internal, lost_text(self->state, i)));
+              });
               self->request(self->state.slots[i].manager, caf::infinite, resume_atom::value, *shared)
                   .then(
                       [=](conversation_actor& conv, SessionConfiguredEvent& sc) mutable {
+                        if (!settle(self, t)) return;
                         placed(self, i);
                         auto& st = self->state;
                         if (auto it = st.conversations.find(sc.session_id); it != st.conversations.end())
@@ -301,6 +378,7 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
                         promise.deliver(std::move(conv), st.slots[i].address.text());
                       },
                       [=](caf::error& err) mutable {
+                        if (!settle(self, t)) return;
                         placed(self, i);
                         promise.deliver(std::move(err));
                       });
@@ -313,8 +391,25 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         auto id = id_of(ref);
         auto live = id ? st.conversations.find(*id) : st.conversations.end();
         // A live conversation is shut down by its node's manager before the store moves it.
-        if (live != st.conversations.end() && live->second.slot != kUnplaced && st.slots[live->second.slot].ready())
-          return self->delegate(st.slots[live->second.slot].manager, archive_atom::value, std::move(ref));
+        if (live != st.conversations.end() && live->second.slot != kUnplaced && st.slots[live->second.slot].ready()) {
+          const uint32_t i = live->second.slot;
+          auto promise = self->make_response_promise<std::string>();
+          auto t = open_ticket(self, i, [=]() mutable {
+            promise.deliver(refuse(Refusal::internal, lost_text(self->state, i)));
+          });
+          self->request(st.slots[i].manager, caf::infinite, archive_atom::value, std::move(ref))
+              .then(
+                  [=](std::string& path) mutable {
+                    if (settle(self, t)) promise.deliver(std::move(path));
+                  },
+                  [=](caf::error& err) mutable {
+                    if (settle(self, t)) promise.deliver(std::move(err));
+                  });
+          return promise;
+        }
+        // A conversation whose node was lost has nothing running: its proxy ends here.
+        if (live != st.conversations.end())
+          caf::anon_send(live->second.proxy, submit_atom::value, Submission{"", ShutdownOp{}});
         return self->delegate(st.store, archive_atom::value, std::move(ref));
       },
       [=](timeout_atom, const std::string&) {

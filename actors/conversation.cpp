@@ -111,15 +111,6 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   self->send(exec, start_atom::value, std::move(spec));
 }
 
-void apply_override(Config& cfg, const OverrideTurnContextOp& o) {
-  if (o.cwd) cfg.cwd = *o.cwd;
-  if (o.approval_policy) cfg.approval_policy = *o.approval_policy;
-  if (o.sandbox_policy) cfg.sandbox_policy = *o.sandbox_policy;
-  if (o.model) cfg.model = *o.model;
-  if (o.effort) cfg.reasoning_effort = *o.effort;
-  if (o.summary) cfg.reasoning_summary = *o.summary;
-}
-
 void finish_shutdown(conversation_ptr self) {
   emit(self, Event{self->state.task_sub_id, ShutdownCompleteEvent{}});
   if (!self->state.rollout_path.empty()) {

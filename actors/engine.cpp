@@ -23,6 +23,9 @@ void configure_system(caf::actor_system_config& cfg) {
 void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) {
   cfg.load<caf::io::middleman>();
   cfg.set("middleman.app-identifiers", std::vector<std::string>{"llmx"});
+  // A host that vanishes without closing its connections (power, network cut) is noticed by
+  // the missing heartbeats: its node is then lost like one that closed them.
+  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(2)});
   if (tls.enabled()) {
     cfg.load<caf::openssl::manager>();
     cfg.openssl_certificate = tls.cert;

@@ -1,6 +1,9 @@
 // The worker node's actor (see node.hpp): one conversation manager per attached front.
 #include "actors/node.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <charconv>
 
 #include <fmt/format.h>
@@ -37,7 +40,13 @@ std::optional<NodeAddress> parse_node_address(std::string_view text) {
 }
 
 bool is_loopback_host(std::string_view host) {
-  return host == "localhost" || host == "::1" || host.starts_with("127.");
+  if (host == "localhost") return true;
+  // Addresses only: a name like `127.example.com` may resolve anywhere.
+  const std::string h(host);
+  in_addr v4{};
+  if (::inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return ::inet_pton(AF_INET6, h.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 namespace {

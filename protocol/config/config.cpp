@@ -292,4 +292,13 @@ Config load_config(const ConfigOverrides& o) {
   return cfg;
 }
 
+void apply_override(Config& cfg, const OverrideTurnContextOp& o) {
+  if (o.cwd) cfg.cwd = *o.cwd;
+  if (o.approval_policy) cfg.approval_policy = *o.approval_policy;
+  if (o.sandbox_policy) cfg.sandbox_policy = *o.sandbox_policy;
+  if (o.model) cfg.model = *o.model;
+  if (o.effort) cfg.reasoning_effort = *o.effort;
+  if (o.summary) cfg.reasoning_summary = *o.summary;
+}
+
 }  // namespace llmx

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/core/ops.hpp"
 #include "protocol/core/policy.hpp"
 #include "protocol/config/provider.hpp"
 
@@ -242,5 +243,8 @@ void load_dotenv(const std::string& home);
 // Loads and resolves the configuration; throws ConfigError with a message naming the file,
 // line and key on bad input.
 Config load_config(const ConfigOverrides& overrides);
+
+// The settings a conversation keeps after an override_turn_context op (or a user_turn's).
+void apply_override(Config& cfg, const OverrideTurnContextOp& o);
 
 }  // namespace llmx

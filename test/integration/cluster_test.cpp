@@ -296,3 +296,29 @@ TEST_CASE("cluster: a front that dies takes its conversations on the node with i
   auto resp = next.wait_for_response(next.call_llmx("@mock:echo next front"), 20s);
   CHECK(result_text(resp) == "echo: next front");
 }
+
+TEST_CASE("cluster: with every node gone a reply ends with a clear error instead of waiting, and works once one is back") {
+  Cluster c(1);
+  McpClient mcp(c.home.path(), c.mock.url(), c.front());
+  mcp.initialize();
+  auto first = mcp.wait_for_response(mcp.call_llmx("@mock:echo remember me"), 20s);
+  REQUIRE_FALSE(result_is_error(first));
+  const auto thread = first.str("/result/structuredContent/threadId");
+  const auto port = c.nodes[0]->port();
+  c.nodes[0]->process().kill(SIGKILL);
+  c.nodes[0]->process().wait();
+  auto reply = mcp.wait_for_response(mcp.call_reply(thread, "@mock:echo anyone there"), 20s);
+  CHECK(result_is_error(reply));
+  // The front may learn of the loss before the reply (no node to resume on) or while forwarding it.
+  CHECK_MESSAGE((contains(result_text(reply), "no worker node is attached") || contains(result_text(reply), "was lost")),
+                result_text(reply));
+  // A node on the same port: the front re-attaches, and the thread resumes with its history.
+  NodeProcess back(c.home.path(), c.mock.url(), {"--listen", "127.0.0.1:" + std::to_string(port)});
+  std::string answer;
+  for (int i = 0; i < 50 && answer != "echo: again"; ++i) {
+    answer = result_text(mcp.wait_for_response(mcp.call_reply(thread, "@mock:echo again"), 20s));
+    if (answer != "echo: again") std::this_thread::sleep_for(200ms);
+  }
+  CHECK(answer == "echo: again");
+  CHECK(contains(recorded_requests(c.mock).text("/requests"), "remember me"));
+}

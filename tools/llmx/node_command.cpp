@@ -47,8 +47,9 @@ int run_node(const NodeOptions& options) {
   configure_network(cfg, tls);
   caf::actor_system sys{cfg};
   auto node = spawn_node(sys, spawn_mcp_hub(sys));
-  auto port = tls.enabled() ? caf::openssl::publish(node, address->port, address->host.c_str())
-                            : caf::io::publish(node, address->port, address->host.c_str());
+  // SO_REUSEADDR: a node restarted on its port must not wait out the old connections' TIME_WAIT.
+  auto port = tls.enabled() ? caf::openssl::publish(node, address->port, address->host.c_str(), true)
+                            : caf::io::publish(node, address->port, address->host.c_str(), true);
   if (!port) {
     fmt::print(stderr, "error: cannot listen on {}: {}\n", address->text(), sys.render(port.error()));
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
