@@ -163,6 +163,8 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
   attach_remote(self, std::move(remote), self->state.start.node);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
+    // A session that went away stops receiving.
+    std::erase_if(st.sinks, [&](const event_sink_actor& s) { return s.address() == dm.source; });
     if (!st.remote || dm.source != st.remote.address()) return;
     // A conversation that ended on its own (shutdown, archive) ends its proxy; anything else
     // means its node or the link to it is gone.
@@ -202,8 +204,12 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
         }
         return promise;
       },
-      [=](subscribe_atom, event_sink_actor& sink) { self->state.sinks.insert(std::move(sink)); },
-      [=](unsubscribe_atom, event_sink_actor& sink) { self->state.sinks.erase(sink); },
+      [=](subscribe_atom, event_sink_actor& sink) {
+        if (self->state.sinks.insert(sink).second) self->monitor(sink);
+      },
+      [=](unsubscribe_atom, event_sink_actor& sink) {
+        if (self->state.sinks.erase(sink) > 0) self->demonitor(sink.address());
+      },
       [=](interrupt_atom) -> caf::result<bool> {
         auto& st = self->state;
         if (!st.remote) return false;

@@ -92,6 +92,13 @@ int serve(const ServeOptions& options, bool app) {
   }
   sys.await_all_actors_done();
   http::finish_preload();
+  if (clustered) {
+    // Everything is written and synced. Nodes still hold references to our store (it was sent
+    // to them), which CAF keeps alive until their connections close: destroying the actor system
+    // would wait for that store's thread forever.
+    std::fflush(nullptr);
+    ::_exit(0);
+  }
   return 0;
 }
 
