@@ -238,7 +238,22 @@ void place(cluster_ptr self, Started promise, std::function<void(conversation_ma
       [=](caf::error err) mutable { promise.deliver(std::move(err)); });
 }
 
-void finish_shutdown(cluster_ptr self) { sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise); }
+// Every conversation is gone. The managers this front has on its nodes end too (at most 10 s),
+// so no node keeps a reference to our store; then the store is synced and we quit.
+void finish_shutdown(cluster_ptr self) {
+  auto& st = self->state;
+  auto left = std::make_shared<size_t>(0);
+  auto done = [=] {
+    if (--*left == 0) sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise);
+  };
+  ++*left;  // held until every request is out
+  for (auto& s : st.slots) {
+    if (!s.ready()) continue;
+    ++*left;
+    self->request(s.manager, 10s, shutdown_atom::value).then([=](bool) { done(); }, [=](caf::error&) { done(); });
+  }
+  done();
+}
 
 cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_store_actor store, ClusterOptions options) {
   auto& st0 = self->state;
