@@ -83,7 +83,9 @@ TEST_CASE("cluster: a front with three nodes spreads 300 conversations over them
   // Each node did a share of the work (the front itself runs none of the turns).
   for (size_t i = 0; i < c.nodes.size(); ++i)
     CHECK_MESSAGE(cpu_seconds(c.nodes[i]->process().pid()) - cpu_before[i] > 0.02, "node " << i << " stayed idle");
-  // Every rollout is in the front's store.
+  // Every rollout is in the front's store, written out when the front shuts down at EOF.
+  mcp.close_stdin();
+  CHECK(mcp.wait_exit(30s).describe() == "exit code 0");
   CHECK(rollout_files(c.home.file("sessions")).size() == 300);
 }
 
@@ -134,7 +136,9 @@ TEST_CASE("cluster: kill -9 of a node mid-turn fails its turns with an error, an
   while (sent.has("/requests/" + std::to_string(last + 1))) ++last;
   CHECK(contains(sent.text("/requests/" + std::to_string(last)), marker[1]));
   // Every rollout is readable and holds its turn up to the kill (the user's message, the model's
-  // call); the resumed one goes on in the same file.
+  // call); the resumed one goes on in the same file. The front writes all out at EOF.
+  mcp.close_stdin();
+  CHECK(mcp.wait_exit(30s).describe() == "exit code 0");
   auto files = rollout_files(c.home.file("sessions"));
   CHECK(files.size() == 6);
   size_t resumed = 0;
