@@ -199,11 +199,17 @@ TEST_CASE("cluster: garbage and a half-open connection do not crash a node, a wr
   (void)::write(half_open, "\x00\x00", 2);
   std::this_thread::sleep_for(300ms);
   CHECK(c.nodes[0]->process().running());
-  // A front still attaches and its turn runs.
+  // A front still attaches and its turn runs. The garbage's header announced a payload of
+  // gigabytes, which CAF 0.17 allocates before any handshake (see the README): on a loaded
+  // machine the node may answer the first attach late, so the front's retries are allowed.
   McpClient mcp(c.home.path(), c.mock.url(), c.front());
   mcp.initialize();
-  auto resp = mcp.wait_for_response(mcp.call_llmx("@mock:echo still here"), 20s);
-  CHECK(result_text(resp) == "echo: still here");
+  std::string answer;
+  for (int i = 0; i < 30 && answer != "echo: still here"; ++i) {
+    answer = result_text(mcp.wait_for_response(mcp.call_llmx("@mock:echo still here"), 20s));
+    if (answer != "echo: still here") std::this_thread::sleep_for(1s);
+  }
+  CHECK(answer == "echo: still here");
   ::close(half_open);
 
   auto env = llmx_env(c.home.path(), c.mock.url());
