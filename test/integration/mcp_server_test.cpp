@@ -501,3 +501,34 @@ TEST_CASE("mcp: an error event inside the stream gives an isError result") {
   f.mcp.drain(100ms);
   CHECK(f.mcp.responses_for(id).size() == 1);
 }
+
+TEST_CASE("mcp: llmx-mcp-server, the seed's binary name next to llmx, is llmx mcp-server") {
+  TempDir home;
+  MockLlm mock;
+  const std::string bin = std::filesystem::path(LLMX_BIN).parent_path() / "llmx-mcp-server";
+  REQUIRE(std::filesystem::exists(bin));
+  SpawnOptions o;
+  o.argv = {bin};
+  o.env = llmx_env(home.path(), mock.url());
+  ChildProcess p(std::move(o));
+  REQUIRE(p.write_stdin(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+      "\n"));
+  auto line = p.read_line();
+  REQUIRE(line);
+  Message init(*line);
+  CHECK(init.str("/result/serverInfo/name") == "llmx-mcp-server");
+  p.write_stdin(R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n");
+  p.write_stdin(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"llmx","arguments":{"prompt":"@mock:echo by its own name"}}})" "\n");
+  std::string text;
+  while (auto l = p.read_line()) {
+    Message m(*l);
+    if (m.has("/id") && m.integer("/id") == 2) {
+      text = result_text(m);
+      break;
+    }
+  }
+  CHECK(text == "echo: by its own name");
+  p.close_stdin();
+  CHECK(p.wait().describe() == "exit code 0");
+}

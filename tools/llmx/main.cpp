@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -38,6 +40,14 @@ void harden_process() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `llmx-mcp-server` (the seed's binary name, installed as a link to llmx) is `llmx mcp-server`.
+  std::vector<char*> args(argv, argv + argc);
+  if (std::string_view(argv[0]).ends_with("/llmx-mcp-server") || std::string_view(argv[0]) == "llmx-mcp-server") {
+    static char subcommand[] = "mcp-server";
+    args.insert(args.begin() + 1, subcommand);
+    argc = static_cast<int>(args.size());
+    argv = args.data();
+  }
   if (!std::getenv("LLMX_NO_HARDENING")) harden_process();
   // <home>/.env before any thread starts (engine.md §4.1; LLMX_* keys are never taken from it).
   try {
