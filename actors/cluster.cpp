@@ -9,6 +9,9 @@
 #include "actors/refusal.hpp"
 #include "actors/rollout_store.hpp"
 #include "protocol/config/provider.hpp"
+#include "protocol/store/thread_index.hpp"
+
+#include <filesystem>
 
 namespace llmx {
 
@@ -104,12 +107,7 @@ void with_node(cluster_ptr self, std::function<void(uint32_t)> work, std::functi
     }
     return fail(refuse(Refusal::internal, "no worker node is attached: " + node_errors(st)));
   }
-  auto done = std::make_shared<bool>(false);
-  st.waiting.push_back([=] {
-    if (*done) return;
-    *done = true;
-    with_node(self, work, fail);
-  });
+  st.waiting.push_back([=] { with_node(self, work, fail); });  // wake_waiting runs each once
   self->delayed_send(self, kPlacementWait, timeout_atom::value, std::string());  // wakes the waiters up
 }
 
@@ -205,13 +203,12 @@ Config for_node(Config cfg) {
   return cfg;
 }
 
-// The id inside a rollout file name (`rollout-<time>-<uuid>.jsonl`), for references by path.
+// The thread a reference names: its id, or the one in its rollout file's name.
 std::optional<std::string> id_of(const ThreadRef& ref) {
   if (ref.id) return ref.id;
   if (!ref.path) return std::nullopt;
-  const std::string& p = *ref.path;
-  if (p.size() < 42 || !p.ends_with(".jsonl")) return std::nullopt;
-  return p.substr(p.size() - 42, 36);
+  auto name = threads::parse_rollout_name(std::filesystem::path(*ref.path).filename().string());
+  return name ? std::optional<std::string>(name->uuid) : std::nullopt;
 }
 
 conversation_proxy_actor adopt(cluster_ptr self, uint32_t i, conversation_actor conv, const SessionConfiguredEvent& sc,

@@ -3,25 +3,44 @@
 #include "protocol/base/base64.hpp"
 #include "protocol/base/files.hpp"
 
+#include <fstream>
+
 namespace llmx {
 
+namespace {
+
+constexpr size_t kMaxImageBytes = 20u << 20;
+
+// The type of an image from its first bytes ("" when it is none the providers take).
+std::string_view mime_of(std::string_view b) {
+  if (b.starts_with("\x89PNG\r\n\x1a\n")) return "image/png";
+  if (b.starts_with("\xff\xd8\xff")) return "image/jpeg";
+  if (b.starts_with("GIF87a") || b.starts_with("GIF89a")) return "image/gif";
+  if (b.size() > 12 && b.starts_with("RIFF") && b.substr(8, 4) == "WEBP") return "image/webp";
+  return {};
+}
+
+}  // namespace
+
+std::optional<std::string_view> image_type(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return std::nullopt;
+  const auto size = static_cast<size_t>(in.tellg());
+  if (size == 0 || size > kMaxImageBytes) return std::nullopt;
+  std::string head(16, '\0');
+  in.seekg(0);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  auto mime = mime_of(head);
+  return mime.empty() ? std::nullopt : std::optional<std::string_view>(mime);
+}
+
 std::optional<std::string> image_data_url(const std::string& path) {
-  constexpr size_t kMaxImageBytes = 20u << 20;
   auto bytes = files::read(path);
   if (!bytes || bytes->empty() || bytes->size() > kMaxImageBytes) return std::nullopt;
-  std::string_view b(*bytes);
-  std::string_view mime;
-  if (b.starts_with("\x89PNG\r\n\x1a\n"))
-    mime = "image/png";
-  else if (b.starts_with("\xff\xd8\xff"))
-    mime = "image/jpeg";
-  else if (b.starts_with("GIF87a") || b.starts_with("GIF89a"))
-    mime = "image/gif";
-  else if (b.size() > 12 && b.starts_with("RIFF") && b.substr(8, 4) == "WEBP")
-    mime = "image/webp";
-  else
-    return std::nullopt;
-  return "data:" + std::string(mime) + ";base64," + base64::encode(b);
+  auto mime = mime_of(*bytes);
+  if (mime.empty()) return std::nullopt;
+  return "data:" + std::string(mime) + ";base64," + base64::encode(*bytes);
 }
 
 std::string MessageItem::text() const {

@@ -103,6 +103,9 @@ std::string user_inputs_text(const std::vector<UserInput>& items);
 // A local image as a data URL (its type from the file's first bytes), or nullopt when it cannot
 // be read or is not an image the providers take (PNG, JPEG, GIF, WebP up to 20 MiB).
 std::optional<std::string> image_data_url(const std::string& path);
+// The same check from the file's size and first bytes only (`image/png` ...), for callers that
+// validate a path long before the image is sent.
+std::optional<std::string_view> image_type(const std::string& path);
 
 // The history message recording some user input.
 ResponseItem user_inputs_to_message(const std::vector<UserInput>& items);

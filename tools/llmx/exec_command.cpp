@@ -104,7 +104,7 @@ int run_exec(const ExecOptions& options) {
       fmt::print(stderr, "error: cannot read image {}: not a readable file\n", image);
       return 1;
     }
-    if (!image_data_url(image)) {
+    if (!image_type(image)) {
       fmt::print(stderr, "error: cannot read image {}: not a PNG, JPEG, GIF or WebP file of at most 20 MiB\n", image);
       return 1;
     }
