@@ -98,7 +98,8 @@ rollout::TurnContext turn_context_of(const Config& cfg) {
 }
 
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
-                bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt) {
+                bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt,
+                std::optional<bool> interactive = std::nullopt) {
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
                                   self->state.mcp);
   self->state.task = exec;
@@ -107,6 +108,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
   spec.compact_only = compact_only;
   if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
+  if (interactive) spec.config.interactive_approvals = *interactive;        // this turn's only
   spec.first_task = std::exchange(self->state.first_task, false);
   self->send(exec, start_atom::value, std::move(spec));
 }
@@ -215,7 +217,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           if (st.task)
             self->send(*st.task, InjectInput{std::move(in->items)});
           else
-            start_task(self, sub.id, std::move(in->items));
+            start_task(self, sub.id, std::move(in->items), false, std::nullopt, in->interactive);
         } else if (auto* turn = sub.op.get_if<UserTurnOp>()) {
           apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
                                                           turn->model, turn->effort, turn->summary});

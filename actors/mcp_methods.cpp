@@ -1,6 +1,7 @@
 // The MCP server's own methods (protocol.md §2, DECISIONS P1-P6): initialize, ping,
-// logging/setLevel, tools/list, the empty resources/prompts/completion answers, tools/call with
-// the `llmx` and `llmx-reply` tools, and notifications/cancelled. Their results are typed MCP
+// logging/setLevel, tools/list, tools/call with the `llmx` and `llmx-reply` tools, and
+// notifications/cancelled. Resources, prompts and completions are not declared, so their methods
+// are -32601 like any other unknown method (MCP 2025-11-25: only negotiated capabilities). Their results are typed MCP
 // results (protocol/rpc/mcp.hpp), bound as not exported: MCP's schema is its specification's.
 #include "actors/session_state.hpp"
 
@@ -23,7 +24,9 @@ void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id,
   const auto& call = self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress));
   remember(self, conv_id, conv);
   subscribe(self, conv);
-  caf::anon_send(conv, submit_atom::value, Submission{sub_id, UserInputOp{{TextInput{std::move(prompt)}}}});
+  // A client that declared no elicitation cannot answer approvals: the policy decides alone.
+  UserInputOp input{{TextInput{std::move(prompt)}}, self->state.client_caps.elicitation_form};
+  caf::anon_send(conv, submit_atom::value, Submission{sub_id, std::move(input)});
   // Cancelled before its conversation was ready: interrupted as soon as it starts.
   if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
 }
@@ -98,7 +101,7 @@ void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
   if (self->state.shutting_down) return reply(mcp::tool_error("The server is shutting down."));
   if (p.name == "llmx") return llmx_tool(self, p, reply);
   if (p.name == "llmx-reply") return reply_tool(self, p, reply);
-  reply(mcp::tool_error(fmt::format("Unknown tool '{}'", p.name)));
+  reply(RpcError{rpc::kInvalidParams, fmt::format("Unknown tool: {}", p.name)});
 }
 
 void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::InitializeResult> reply) {
@@ -106,6 +109,7 @@ void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::Initialize
   if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
   st.initialized = true;
   st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
+  st.client_caps = mcp::read_client_capabilities(p.capabilities);
   reply(mcp::InitializeResult{mcp::negotiate_version(p.protocolVersion), user_agent(st.client_suffix)});
   // Load libcurl now, off the initialize path, so the first turn does not wait for it.
   http::preload_curl_async();
@@ -119,12 +123,6 @@ void set_level(session_ptr, mcp::SetLevelParams p, Reply<Empty> reply) {
 
 void ping(session_ptr, RawJson, Reply<Empty> reply) { reply(Empty{}); }
 void tools_list(session_ptr, RawJson, Reply<mcp::ToolsListResult> reply) { reply(mcp::ToolsListResult{}); }
-
-// Resources, prompts and completions: llmx offers none (empty lists, empty answers).
-template <class Result>
-void nothing_offered(session_ptr, RawJson, Reply<Result> reply) {
-  reply(Result{});
-}
 
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
 // one is interrupted (its request then gets no reply, P6).
@@ -142,15 +140,6 @@ void bind_mcp_methods(Methods& t) {
   t.bind<mcp::SetLevelParams, Empty>("logging/setLevel", set_level, mcp);
   t.bind<RawJson, mcp::ToolsListResult>("tools/list", tools_list, mcp);
   t.bind<mcp::ToolCallParams, mcp::CallToolResult>("tools/call", tools_call, mcp);
-  t.bind<RawJson, mcp::ResourcesListResult>("resources/list", nothing_offered<mcp::ResourcesListResult>, mcp);
-  t.bind<RawJson, mcp::ResourceTemplatesListResult>("resources/templates/list",
-                                                    nothing_offered<mcp::ResourceTemplatesListResult>, mcp);
-  t.bind<RawJson, mcp::ReadResourceResult>("resources/read", nothing_offered<mcp::ReadResourceResult>, mcp);
-  t.bind<RawJson, Empty>("resources/subscribe", nothing_offered<Empty>, mcp);
-  t.bind<RawJson, Empty>("resources/unsubscribe", nothing_offered<Empty>, mcp);
-  t.bind<RawJson, mcp::PromptsListResult>("prompts/list", nothing_offered<mcp::PromptsListResult>, mcp);
-  t.bind<RawJson, mcp::GetPromptResult>("prompts/get", nothing_offered<mcp::GetPromptResult>, mcp);
-  t.bind<RawJson, mcp::CompleteResult>("completion/complete", nothing_offered<mcp::CompleteResult>, mcp);
   t.on<mcp::CancelledParams>("notifications/cancelled", cancelled);
 }
 

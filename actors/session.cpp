@@ -33,6 +33,8 @@ void finish(session_ptr self) {
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
 
+void deliver_answer(const PendingApproval& pending, const rpc::Incoming* reply);
+
 // A call's tools/call result, when this step gives it one.
 void add_call_result(session_ptr self, const std::string& conversation_id, const CallStep& step, std::string& lines) {
   if (!step.result) return;
@@ -49,13 +51,20 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
   const auto& call = *step->call;
   if (step->forward) {
     add_line(lines, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
-    if (call.progress_token)
+    if (step->progress)
       add_line(lines, st.rpc.notification("notifications/progress",
-                                          mcp::progress_params(*call.progress_token, call.progress, ev)));
+                                          mcp::progress_params(*call.progress_token, call.progress.progress(),
+                                                               *step->progress)));
   }
   if (step->ask_approval)
-    if (auto ask = approval_ask(ev, conversation_id, &call.request_id))
-      ask_approval(self, call.conversation, *ask, lines);
+    if (auto ask = approval_ask(ev, conversation_id, &call.request_id)) {
+      // Never elicitation/create to a client that did not declare it (its turns run
+      // non-interactive; this covers a conversation another client started interactive).
+      if (st.client_caps.elicitation_form)
+        ask_approval(self, call.conversation, *ask, lines);
+      else
+        deliver_answer(PendingApproval{call.conversation, ask->call_id, ask->kind, ask->server_name}, nullptr);
+    }
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
   add_call_result(self, conversation_id, *step, lines);
   return true;
@@ -73,35 +82,42 @@ void on_events(session_ptr self, ConversationEvents& batch) {
   if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);
 }
 
-// The client's answer to one of our elicitation/create requests. An error reply counts as
-// denied (DECISIONS P3) so the turn never waits on it.
+// Delivers the answer to one of our approval or elicitation requests to its conversation;
+// `reply` is the client's reply, nullptr when there is nobody to ask. No answer or an error
+// reply counts as denied (DECISIONS P3) so the turn never waits on it.
+void deliver_answer(const PendingApproval& pending, const rpc::Incoming* reply) {
+  bool answered = reply && reply->kind == rpc::Incoming::Kind::response && reply->result;
+  if (pending.kind == AskKind::elicitation) {  // a configured server's question: its answer goes back
+    ResolveElicitationOp op{pending.server_name, pending.call_id, "decline", std::nullopt};
+    if (answered) {
+      auto r = mcp::read_elicitation_reply(*reply->result);
+      if (r.action == "accept" || r.action == "cancel") op.decision = *r.action;
+      if (r.content) op.content = RawJson{*r.content};
+    }
+    caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
+    return;
+  }
+  ReviewDecision decision = ReviewDecision::denied;
+  if (answered) {
+    auto r = mcp::read_elicitation_reply(*reply->result);
+    if (r.action)
+      decision = sandbox::parse_elicitation_reply(*r.action, r.content_decision);
+    else if (r.decision)
+      decision = sandbox::parse_decision(*r.decision);
+  }
+  Op op = pending.kind == AskKind::patch ? Op{PatchApprovalOp{pending.call_id, decision}}
+                                         : Op{ExecApprovalOp{pending.call_id, decision}};
+  caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
+}
+
+// The client's answer to one of our requests.
 void on_client_reply(session_ptr self, const rpc::Incoming& in) {
   auto pending = self->state.outgoing.take(in.id);
   if (!pending) {
     log::warn("reply to unknown request id {} ignored", in.id.json);
     return;
   }
-  if (pending->kind == AskKind::elicitation) {  // a configured server's question: its answer goes back
-    ResolveElicitationOp op{pending->server_name, pending->call_id, "decline", std::nullopt};
-    if (in.kind == rpc::Incoming::Kind::response && in.result) {
-      auto reply = mcp::read_elicitation_reply(*in.result);
-      if (reply.action == "accept" || reply.action == "cancel") op.decision = *reply.action;
-      if (reply.content) op.content = RawJson{*reply.content};
-    }
-    caf::anon_send(pending->conversation, submit_atom::value, Submission{"", std::move(op)});
-    return;
-  }
-  ReviewDecision decision = ReviewDecision::denied;
-  if (in.kind == rpc::Incoming::Kind::response && in.result) {
-    auto reply = mcp::read_elicitation_reply(*in.result);
-    if (reply.action)
-      decision = sandbox::parse_elicitation_reply(*reply.action, reply.content_decision);
-    else if (reply.decision)
-      decision = sandbox::parse_decision(*reply.decision);
-  }
-  Op op = pending->kind == AskKind::patch ? Op{PatchApprovalOp{pending->call_id, decision}}
-                            : Op{ExecApprovalOp{pending->call_id, decision}};
-  caf::anon_send(pending->conversation, submit_atom::value, Submission{"", std::move(op)});
+  deliver_answer(*pending, &in);
 }
 
 const Methods& methods_of(session_ptr self) {

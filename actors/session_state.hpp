@@ -18,6 +18,7 @@
 #include "actors/session.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
+#include "protocol/rpc/mcp.hpp"
 #include "protocol/rpc/method_table.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
@@ -35,6 +36,7 @@ struct SessionState {
   json::Parser parser;
   bool initialized = false;
   std::string client_suffix;
+  mcp::ClientCapabilities client_caps;  // what the MCP client declared in initialize
   ToolCalls tool_calls;        // the MCP server's tools/call in flight
   Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
   OutgoingRequests outgoing;   // approvals we asked the client, by request id

@@ -67,14 +67,15 @@ const ToolCall* ToolCalls::running(const std::string& conversation_id) const {
   return it == calls_.end() ? nullptr : &it->second;
 }
 
-std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, const Event& ev) {
+std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, const Event& ev,
+                                            mcp::ProgressReporter::Clock::time_point now) {
   auto it = calls_.find(conversation_id);
   if (it == calls_.end() || ev.id != it->second.sub_id) return std::nullopt;
   auto& call = it->second;
   CallStep step;
   bool live = !call.cancelled;
   step.forward = live;
-  if (live && call.progress_token) ++call.progress;
+  if (live && call.progress_token) step.progress = call.progress.on_event(ev.msg, now);
   step.ask_approval =
       live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>() ||
                ev.msg.is<ElicitationRequestEvent>());

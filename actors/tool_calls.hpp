@@ -10,6 +10,7 @@
 
 #include "actors/actors.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
+#include "protocol/rpc/mcp_progress.hpp"
 
 namespace llmx {
 
@@ -20,7 +21,7 @@ struct ToolCall {
   std::string sub_id;
   conversation_actor conversation;
   std::optional<RawJson> progress_token;
-  uint64_t progress = 0;
+  mcp::ProgressReporter progress;  // its readable progress, when it has a token
   bool answered = false;   // its result went out (an error event answers before the turn ends)
   bool cancelled = false;  // the client cancelled it: nothing more goes out for it (P6)
 };
@@ -30,7 +31,8 @@ struct ToolCall {
 struct CallStep {
   const ToolCall* call = nullptr;     // the call as it is after this event (valid until the next
                                       // use of its ToolCalls; kept there when this event ended it)
-  bool forward = false;               // send llmx/event (and progress, when the call has a token)
+  bool forward = false;               // send llmx/event
+  std::optional<std::string> progress;  // a notifications/progress message (the call has a token)
   bool ask_approval = false;          // the event asks for an approval
   std::optional<std::string> result;  // the tools/call result text...
   bool result_is_error = false;       // ...and whether it is an error result
@@ -57,7 +59,8 @@ class ToolCalls {
   // The call running in a conversation.
   const ToolCall* running(const std::string& conversation_id) const;
   // One event of a conversation; nullopt when no call of ours owns it.
-  std::optional<CallStep> on_event(const std::string& conversation_id, const Event& ev);
+  std::optional<CallStep> on_event(const std::string& conversation_id, const Event& ev,
+                                   mcp::ProgressReporter::Clock::time_point now = mcp::ProgressReporter::Clock::now());
   bool empty() const { return calls_.empty(); }
 
  private:

@@ -10,8 +10,10 @@ LLMX_TAGGED(InterruptOp, "interrupt", LLMX_NO_FIELDS)
 LLMX_TAGGED(ShutdownOp, "shutdown", LLMX_NO_FIELDS)
 LLMX_TAGGED(CompactOp, "compact", LLMX_NO_FIELDS)
 
-LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items;
-           LLMX_FIELDS(v("items", s.items)))
+// `interactive`: whether this turn's client can answer approvals (an MCP host that declared no
+// elicitation cannot: calls needing one are then refused by policy). Absent: the conversation's.
+LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items; std::optional<bool> interactive;
+           LLMX_FIELDS(v("items", s.items); v("interactive", s.interactive)))
 
 LLMX_TAGGED(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;
            AskForApproval approval_policy = AskForApproval::on_request; SandboxPolicy sandbox_policy;

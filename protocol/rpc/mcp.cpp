@@ -16,17 +16,65 @@ std::string negotiate_version(const std::string& requested) {
   return std::string(kLatestProtocolVersion);
 }
 
+ClientCapabilities read_client_capabilities(const RawJson& capabilities) {
+  ClientCapabilities caps;
+  json::Parser parser;
+  try {
+    auto root = parser.parse(capabilities.text);
+    if (!root.is_object()) return caps;
+    auto o = root.get_object().value_unsafe();
+    if (auto e = json::object_if(o, "elicitation")) {
+      // 2025-06-18 declared `elicitation: {}`, which 2025-11-25 reads as form mode.
+      bool form = json::get(*e, "form").has_value(), url = json::get(*e, "url").has_value();
+      caps.elicitation_form = form || !url;
+      caps.elicitation_url = url;
+    }
+    caps.tasks = json::object_if(o, "tasks").has_value();
+  } catch (const json::DecodeError&) {
+  }
+  return caps;
+}
+
+namespace {
+
+// Our icon, inline (a host needs no network to show it): a terminal prompt on a dark square.
+constexpr std::string_view kIcon =
+    "data:image/svg+xml;base64,"
+    "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA2NCA2NCI+PHJlY3Qgd2lkdGg9IjY0IiBoZWln"
+    "aHQ9IjY0IiByeD0iMTIiIGZpbGw9IiMxZjI5MzciLz48cGF0aCBkPSJNMTQgMjBsMTQgMTItMTQgMTIiIGZpbGw9Im5vbmUiIHN0cm9rZT0i"
+    "IzM0ZDM5OSIgc3Ryb2tlLXdpZHRoPSI2IiBzdHJva2UtbGluZWNhcD0icm91bmQiIHN0cm9rZS1saW5lam9pbj0icm91bmQiLz48cGF0aCBk"
+    "PSJNMzIgNDZoMTgiIHN0cm9rZT0iI2U1ZTdlYiIgc3Ryb2tlLXdpZHRoPSI2IiBzdHJva2UtbGluZWNhcD0icm91bmQiLz48L3N2Zz4=";
+
+void icons(json::Writer& w) {
+  w.key("icons").begin_array().begin_object().field("src", kIcon).field("mimeType", "image/svg+xml");
+  w.key("sizes").begin_array().string("any").end_array().end_object().end_array();
+}
+
+}  // namespace
+
+std::string_view server_instructions() {
+  return "llmx is a coding agent. Call the `llmx` tool with a task in `prompt` (and optionally `cwd`, "
+         "`model`, `sandbox`, `approval-policy`): the agent reads code, runs commands and edits files "
+         "until the task is done, then returns its final answer with a `threadId`. Continue the same "
+         "conversation with `llmx-reply` {threadId as conversationId, prompt}. A turn can take minutes: "
+         "call the tools as tasks where you can, or pass a progressToken to follow it. Commands that "
+         "need approval are asked through elicitation when you declare it; otherwise the approval "
+         "policy alone decides.";
+}
+
 void write_json(json::Writer& w, const InitializeResult& x) {
-  const auto& version = x.protocol_version;
-  const auto& user_agent = x.user_agent;
   w.begin_object();
   w.key("capabilities").begin_object();
   w.key("tools").begin_object().field("listChanged", false).end_object();
   w.key("logging").begin_object().end_object();
   w.end_object();
-  w.field("protocolVersion", version);
+  w.field("protocolVersion", x.protocol_version);
   w.key("serverInfo").begin_object().field("name", "llmx-mcp-server").field("title", "LLMX");
-  w.field("version", LLMX_VERSION).field("user_agent", user_agent).end_object();
+  w.field("version", LLMX_VERSION);
+  w.field("description", "A coding agent for any model: it runs commands in a sandbox and edits files.");
+  icons(w);
+  w.field("user_agent", x.user_agent).end_object();
+  w.field("instructions", server_instructions());
   w.end_object();
 }
 
@@ -51,6 +99,15 @@ void output_schema(json::Writer& w) {
   w.end_object();
   w.key("required").begin_array().string("threadId").string("content").end_array();
   w.end_object();
+}
+
+// What a host may assume of both tools: an agent turn runs commands and edits files (it may
+// destroy, and it reaches the model's provider and maybe the network), and asking twice is
+// another turn, not the same one.
+void tool_traits(json::Writer& w) {
+  w.key("annotations").begin_object().field("readOnlyHint", false).field("destructiveHint", true);
+  w.field("idempotentHint", false).field("openWorldHint", true).end_object();
+  icons(w);
 }
 }  // namespace
 
@@ -79,6 +136,7 @@ void write_json(json::Writer& w, const ToolsListResult&) {
   w.key("required").begin_array().string("prompt").end_array();
   w.end_object();
   output_schema(w);
+  tool_traits(w);
   w.end_object();
 
   w.begin_object().field("name", "llmx-reply").field("title", "LLMX Reply");
@@ -90,6 +148,7 @@ void write_json(json::Writer& w, const ToolsListResult&) {
   w.key("required").begin_array().string("conversationId").string("prompt").end_array();
   w.end_object();
   output_schema(w);
+  tool_traits(w);
   w.end_object();
 
   w.end_array().end_object();
@@ -115,18 +174,14 @@ std::string event_params(const rpc::Id& request_id, const Event& ev) {
   return w.take();
 }
 
-std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev) {
+std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message) {
   json::Writer w;
   w.begin_object();
   w.key("progressToken").raw(token.text);
   w.field("progress", progress);
-  w.field("message", ev.msg.kind());
+  w.field("message", message);
   w.end_object();
   return w.take();
-}
-
-void write_json(json::Writer& w, const CompleteResult&) {
-  w.begin_object().key("completion").begin_object().key("values").begin_array().end_array().end_object().end_object();
 }
 
 void write_json(json::Writer& w, const CallToolResult& x) {
@@ -152,8 +207,12 @@ void decision_schema(json::Writer& w) {
   w.end_object();
 }
 
-void correlation(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
-                 const std::string& call_id) {
+// Opens the request's `_meta` with our correlation data (the llmx_* fields of the reference,
+// moved out of the params 2025-11-25 defines); the caller adds its own and closes it.
+void begin_meta(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
+                const std::string& call_id) {
+  w.field("mode", "form");
+  w.key("_meta").begin_object();
   w.field("llmx_elicitation", kind);
   w.field("llmx_mcp_tool_call_id", tool_call_id.as_plain_string());
   w.field("llmx_event_id", event_id);
@@ -169,14 +228,14 @@ std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rp
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  correlation(w, "exec-approval", tool_call_id, event_id, ev.call_id);
+  begin_meta(w, "exec-approval", tool_call_id, event_id, ev.call_id);
   w.key("llmx_command");
   json::write_value(w, ev.command);
   w.field("llmx_cwd", ev.cwd);
   w.key("llmx_parsed_cmd");
   json::write_value(w, ev.parsed_cmd);
   if (ev.reason) w.field("llmx_reason", *ev.reason);
-  w.end_object();
+  w.end_object().end_object();
   return w.take();
 }
 
@@ -187,9 +246,9 @@ std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, cons
   w.field("message", fmt::format("The MCP server `{}` asks: {}", ev.server_name, ev.message));
   w.key("requestedSchema").raw(ev.requested_schema.text.empty() ? R"({"type":"object","properties":{}})"
                                                                   : ev.requested_schema.text);
-  correlation(w, "mcp-elicitation", tool_call_id, event_id, ev.id);
+  begin_meta(w, "mcp-elicitation", tool_call_id, event_id, ev.id);
   w.field("llmx_server_name", ev.server_name);
-  w.end_object();
+  w.end_object().end_object();
   return w.take();
 }
 
@@ -201,12 +260,12 @@ std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, c
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  correlation(w, "patch-approval", tool_call_id, event_id, ev.call_id);
+  begin_meta(w, "patch-approval", tool_call_id, event_id, ev.call_id);
   if (ev.reason) w.field("llmx_reason", *ev.reason);
   if (ev.grant_root) w.field("llmx_grant_root", *ev.grant_root);
   w.key("llmx_changes");
   json::write_value(w, ev.changes);
-  w.end_object();
+  w.end_object().end_object();
   return w.take();
 }
 

@@ -30,8 +30,21 @@ struct InitializeParams {
               v("clientInfo", s.clientInfo))
 };
 
+// What a client declared it can do (initialize's `capabilities`, kept for the session; 2026-07-28
+// sends them with every request). Only what changes our behaviour is kept.
+struct ClientCapabilities {
+  bool elicitation_form = false;  // `elicitation: {}` or `{form: {}}`: elicitation/create may be sent
+  bool elicitation_url = false;   // `elicitation: {url: {}}`
+  bool tasks = false;             // `tasks` declared (the client can poll tasks it is given)
+};
+// Reads a `capabilities` object; anything malformed counts as not declared.
+ClientCapabilities read_client_capabilities(const RawJson& capabilities);
+
 // The version we answer with: the client's when we speak it, else our latest.
 std::string negotiate_version(const std::string& requested);
+
+// How to use llmx's tools, for the host's model (initialize's `instructions`).
+std::string_view server_instructions();
 
 // The initialize result: our capabilities and serverInfo at the negotiated version.
 struct InitializeResult {
@@ -43,27 +56,6 @@ void write_json(json::Writer& w, const InitializeResult& x);
 // `tools/list` result: both tools with input and output schemas (P5).
 struct ToolsListResult {};
 void write_json(json::Writer& w, const ToolsListResult&);
-
-// What llmx offers of MCP's other features: nothing. Each list is answered empty, under its key.
-template <const char* Key>
-struct EmptyList {};
-template <const char* Key>
-void write_json(json::Writer& w, const EmptyList<Key>&) {
-  w.begin_object().key(Key).begin_array().end_array().end_object();
-}
-inline constexpr char kResourcesKey[] = "resources";
-inline constexpr char kResourceTemplatesKey[] = "resourceTemplates";
-inline constexpr char kContentsKey[] = "contents";
-inline constexpr char kPromptsKey[] = "prompts";
-inline constexpr char kMessagesKey[] = "messages";
-using ResourcesListResult = EmptyList<kResourcesKey>;
-using ResourceTemplatesListResult = EmptyList<kResourceTemplatesKey>;
-using ReadResourceResult = EmptyList<kContentsKey>;
-using PromptsListResult = EmptyList<kPromptsKey>;
-using GetPromptResult = EmptyList<kMessagesKey>;
-// completion/complete: `{"completion":{"values":[]}}`.
-struct CompleteResult {};
-void write_json(json::Writer& w, const CompleteResult&);
 
 struct SetLevelParams {
   std::string level;
@@ -112,8 +104,9 @@ std::string event_params(const rpc::Id& request_id, const Event& ev);
 // `notifications/cancelled` params: the request the client gave up on.
 struct CancelledParams { RawJson requestId; LLMX_FIELDS(v("requestId", s.requestId)) };
 
-// `notifications/progress` params for one event (P6).
-std::string progress_params(const RawJson& token, uint64_t progress, const Event& ev);
+// `notifications/progress` params (P6): the call's token, a value that increases, and what the
+// turn does now (mcp_progress.hpp).
+std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message);
 
 // A CallToolResult: a text block, plus structuredContent {threadId, content} when it comes from a
 // conversation (P5); only an error text for a call that never reached one (bad arguments...).

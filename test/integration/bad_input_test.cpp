@@ -96,24 +96,27 @@ TEST_CASE("bad input: CRLF line endings and several lines in one write are accep
   CHECK(f.mcp.log().size() == 3);  // initialize + two pings: the empty line gets nothing
 }
 
-TEST_CASE("bad input: stub methods answer with empty results") {
+TEST_CASE("bad input: features the server did not declare are -32601, not empty answers") {
   InitializedMcp f;
-  const std::vector<std::pair<std::string, std::string>> stubs = {
+  auto init = f.mcp.log().front();
+  for (const char* cap : {"/result/capabilities/resources", "/result/capabilities/prompts", "/result/capabilities/completions"})
+    CHECK_FALSE(init.has(cap));
+  const std::vector<std::pair<std::string, std::string>> undeclared = {
       {"resources/list", "{}"},          {"resources/templates/list", ""},
-      {"prompts/list", ""},              {"logging/setLevel", R"({"level":"debug"})"},
+      {"prompts/list", ""},
       {"resources/read", R"({"uri":"file:///x"})"},
       {"resources/subscribe", R"({"uri":"file:///x"})"},
       {"resources/unsubscribe", R"({"uri":"file:///x"})"},
       {"prompts/get", R"({"name":"greeting","arguments":{"who":"me"}})"},
       {"completion/complete", R"({"ref":{"type":"ref/prompt","name":"g"},"argument":{"name":"who","value":"m"}})"}};
-  for (const auto& [method, params] : stubs) {
+  for (const auto& [method, params] : undeclared) {
     CAPTURE(method);
     auto resp = f.mcp.wait_for_response(f.mcp.request(method, params));
-    CHECK_FALSE(resp.is_error());
-    CHECK(resp.at("/result").is_object());
+    REQUIRE(resp.is_error());
+    CHECK(resp.integer("/error/code") == -32601);
   }
-  auto completion = f.mcp.wait_for_response(f.mcp.request("completion/complete", "{}"));
-  CHECK(completion.text("/result") == R"({"completion":{"values":[]}})");
+  // What is declared still answers.
+  CHECK_FALSE(f.mcp.wait_for_response(f.mcp.request("logging/setLevel", R"({"level":"debug"})")).is_error());
 }
 
 TEST_CASE("bad input: a line over the size limit gets -32600 and the next request still works") {

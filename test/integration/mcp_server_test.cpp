@@ -176,6 +176,22 @@ TEST_CASE("mcp: tools/list offers llmx and llmx-reply with input and output sche
   CHECK(resp.text(reply + "/inputSchema/required") == R"(["conversationId","prompt"])");
   CHECK(resp.has(reply + "/outputSchema/properties/threadId"));
   CHECK(resp.has(reply + "/outputSchema/properties/content"));
+
+  // 2025-11-25: what a host may assume (an agent turn edits and runs things), and an icon.
+  for (const auto& tool : {llmx, reply}) {
+    CHECK(resp.text(tool + "/annotations/readOnlyHint") == "false");
+    CHECK(resp.text(tool + "/annotations/destructiveHint") == "true");
+    CHECK(resp.text(tool + "/annotations/idempotentHint") == "false");
+    CHECK(resp.str(tool + "/icons/0/src").starts_with("data:image/svg+xml;base64,"));
+  }
+}
+
+TEST_CASE("mcp: initialize gives instructions and an icon for the host") {
+  McpServerFixture f;
+  auto init = f.mcp.initialize("2025-11-25");
+  CHECK(init.str("/result/instructions").find("llmx-reply") != std::string::npos);
+  CHECK(init.str("/result/serverInfo/icons/0/mimeType") == "image/svg+xml");
+  CHECK_FALSE(init.str("/result/serverInfo/description").empty());
 }
 
 // --- turns ----------------------------------------------------------------------------------------
@@ -300,12 +316,12 @@ TEST_CASE("mcp: llmx-reply with an invalid conversation id is an error result") 
   CHECK(result_text(r2).find("conversationId") != std::string::npos);
 }
 
-TEST_CASE("mcp: an unknown tool name is an error result") {
+TEST_CASE("mcp: an unknown tool name is -32602 (2025-11-25), missing arguments a tool error") {
   InitializedMcp f;
   auto resp = f.mcp.wait_for_response(f.mcp.request("tools/call", R"({"name":"shell","arguments":{}})"));
-  REQUIRE_FALSE(resp.is_error());
-  CHECK(result_is_error(resp));
-  CHECK(result_text(resp) == "Unknown tool 'shell'");
+  REQUIRE(resp.is_error());
+  CHECK(resp.integer("/error/code") == -32602);
+  CHECK(resp.str("/error/message") == "Unknown tool: shell");
   auto no_args = f.mcp.wait_for_response(f.mcp.request("tools/call", R"({"name":"llmx"})"));
   CHECK(result_is_error(no_args));
   CHECK(result_text(no_args).find("prompt") != std::string::npos);
@@ -344,7 +360,7 @@ TEST_CASE("mcp: 50 conversations run at once in one process, every event routed 
   CHECK(array_size(mock_requests(f.mock), "/requests") == static_cast<size_t>(kCalls));
 }
 
-TEST_CASE("mcp: notifications/progress accompany the events when _meta.progressToken is given") {
+TEST_CASE("mcp: readable notifications/progress follow a call that gives _meta.progressToken") {
   InitializedMcp f;
   auto with_string = f.mcp.call_llmx("@mock:text deltas=3", {}, R"({"progressToken":"tok-1"})");
   auto with_number = f.mcp.call_llmx("@mock:text deltas=3", {}, R"({"progressToken":42})");
@@ -370,10 +386,22 @@ TEST_CASE("mcp: notifications/progress accompany the events when _meta.progressT
       last = p.integer("/params/progress");
       CHECK(p.index() < resp.index());
     }
-    // One per turn event (session_configured is sent before the turn starts).
-    auto events = f.mcp.events_for(resp.id());
-    CHECK(progress.size() == events.size() - 1);
+    // Milestones in words, streaming counted (rate-limited: 3 quick deltas are one message).
+    CHECK(progress.front().str("/params/message") == "working");
+    CHECK(progress.back().str("/params/message") == "done: answer of 3 tokens");
+    CHECK(progress.size() < f.mcp.events_for(resp.id()).size());
   }
+}
+
+TEST_CASE("mcp: progress names the command the agent runs") {
+  InitializedMcp f;
+  auto id = f.mcp.call_llmx("@mock:shell cmd=echo progress-check", {}, R"({"progressToken":"p"})");
+  f.mcp.wait_for_response(id);
+  std::vector<std::string> messages;
+  for (const auto& m : f.mcp.log())
+    if (m.method() == "notifications/progress") messages.push_back(m.str("/params/message"));
+  CHECK(std::find(messages.begin(), messages.end(), "running `echo progress-check`") != messages.end());
+  CHECK(std::find(messages.begin(), messages.end(), "command succeeded") != messages.end());
 }
 
 TEST_CASE("mcp: notifications/cancelled interrupts a slow turn without a reply and other calls go on") {

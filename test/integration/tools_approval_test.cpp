@@ -21,7 +21,10 @@ struct ApprovalFixture {
   TempDir ws{"llmx-approval-ws"};
   McpServerFixture f;
 
-  explicit ApprovalFixture(McpOptions options = {}) : f(std::move(options)) { f.mcp.initialize(); }
+  explicit ApprovalFixture(McpOptions options = {}, std::string_view capabilities = R"({"elicitation":{}})")
+      : f(std::move(options)) {
+    f.mcp.initialize("2025-11-25", capabilities);
+  }
 
   std::string args() const {
     return R"("sandbox":"workspace-write","approval-policy":"untrusted","cwd":)" + json_quote(ws.path());
@@ -65,21 +68,35 @@ constexpr std::string_view kApproved = R"({"action":"accept","content":{"decisio
 
 }  // namespace
 
+TEST_CASE("tools/approval: a client that declared no elicitation is never asked, the policy decides at once") {
+  // approval_timeout is long: waiting it out would fail the test's own timeout.
+  for (auto caps : {std::string_view("{}"), std::string_view(R"({"elicitation":{"url":{}}})")}) {
+    CAPTURE(caps);
+    ApprovalFixture a({.args = {"-c", "approval_timeout=600"}}, caps);
+    auto resp = a.f.mcp.wait_for_response(a.call("touch refused.txt"));
+    CHECK_FALSE(result_is_error(resp));
+    CHECK(a.elicitations() == 0);
+    CHECK_FALSE(fs::exists(fs::path(a.ws.path()) / "refused.txt"));
+    CHECK(a.last_tool_output().find("cannot ask for approvals") != std::string::npos);
+  }
+}
+
 TEST_CASE("tools/approval: elicitation/create carries a decision schema, accept+approved runs the command") {
   ApprovalFixture a;
   auto id = a.call("touch made.txt");
   auto ask = a.next_elicitation();
   CHECK(ask.str("/params/message").find("touch made.txt") != std::string::npos);
   CHECK(ask.str("/params/requestedSchema/type") == "object");
+  CHECK(ask.str("/params/mode") == "form");
   CHECK(ask.str("/params/requestedSchema/properties/decision/type") == "string");
   CHECK(ask.text("/params/requestedSchema/properties/decision/enum") ==
         R"(["approved","approved_for_session","denied","abort"])");
   CHECK(ask.text("/params/requestedSchema/required") == R"(["decision"])");
-  CHECK(ask.str("/params/llmx_call_id") == "call_shell_1");
-  CHECK(ask.str("/params/llmx_elicitation") == "exec-approval");
-  CHECK(ask.str("/params/llmx_mcp_tool_call_id") == id);
-  CHECK(ask.text("/params/llmx_command") == R"(["bash","-lc","touch made.txt"])");
-  CHECK(fs::equivalent(ask.str("/params/llmx_cwd"), a.ws.path()));
+  CHECK(ask.str("/params/_meta/llmx_call_id") == "call_shell_1");
+  CHECK(ask.str("/params/_meta/llmx_elicitation") == "exec-approval");
+  CHECK(ask.str("/params/_meta/llmx_mcp_tool_call_id") == id);
+  CHECK(ask.text("/params/_meta/llmx_command") == R"(["bash","-lc","touch made.txt"])");
+  CHECK(fs::equivalent(ask.str("/params/_meta/llmx_cwd"), a.ws.path()));
   // Nothing ran before the answer, and the call waits for it.
   CHECK_FALSE(fs::exists(a.ws.file("made.txt")));
   CHECK(a.f.mcp.responses_for(id).empty());

@@ -199,9 +199,9 @@ async function run() {
     check(ask.requestedSchema?.properties?.decision?.enum?.includes('approved'),
           'the elicitation asks for a decision enum', ask.requestedSchema);
     const rawAsk = traffic.find((m) => m.method === 'elicitation/create');
-    check(JSON.stringify(rawAsk?.params?.llmx_command) === JSON.stringify(['bash', '-lc', 'echo sdk-approved > out.txt']),
+    check(JSON.stringify(rawAsk?.params?._meta?.llmx_command) === JSON.stringify(['bash', '-lc', 'echo sdk-approved > out.txt']),
           'the raw elicitation carries llmx_command', rawAsk);
-    check(rawAsk.params.llmx_elicitation === 'exec-approval', 'it is an exec approval', rawAsk.params);
+    check(rawAsk.params._meta.llmx_elicitation === 'exec-approval', 'it is an exec approval', rawAsk.params);
 
     const sc = first.structuredContent;
     check(sc && typeof sc.threadId === 'string' && sc.threadId.length > 0, 'structuredContent.threadId', first);

@@ -340,9 +340,10 @@ void McpClient::notify(std::string_view method, std::string_view params_json) {
   send_line(line);
 }
 
-Message McpClient::initialize(std::string_view protocol_version) {
-  auto id = request("initialize", R"({"protocolVersion":)" + json_quote(protocol_version) +
-                                      R"(,"capabilities":{},"clientInfo":{"name":"llmx-tests","version":"1.0"}})");
+Message McpClient::initialize(std::string_view protocol_version, std::string_view capabilities) {
+  auto id = request("initialize", R"({"protocolVersion":)" + json_quote(protocol_version) + R"(,"capabilities":)" +
+                                      std::string(capabilities) +
+                                      R"(,"clientInfo":{"name":"llmx-tests","version":"1.0"}})");
   auto resp = wait_for_response(id);
   notify("notifications/initialized");
   return resp;

@@ -147,8 +147,10 @@ class McpClient {
   void request_with_id(std::string_view id_json, std::string_view method, std::string_view params_json = {});
   void notify(std::string_view method, std::string_view params_json = {});
 
-  // initialize + notifications/initialized; returns the initialize response.
-  Message initialize(std::string_view protocol_version = "2025-06-18");
+  // initialize + notifications/initialized; returns the initialize response. The client declares
+  // elicitation, as hosts that answer approvals do.
+  Message initialize(std::string_view protocol_version = "2025-06-18",
+                     std::string_view capabilities = R"({"elicitation":{}})");
 
   // tools/call of `llmx` (see llmx_call_params); returns the request id.
   std::string call_llmx(std::string_view prompt, std::string_view extra_args = {}, std::string_view meta = {});

@@ -34,14 +34,16 @@ TEST_CASE("tool calls: a call's events become notifications, approvals and one f
   auto delta = calls.on_event("c1", ev("7", AgentMessageDeltaEvent{"x"}));
   REQUIRE(delta);
   CHECK(delta->forward);
-  CHECK(delta->call->progress == 1);
+  CHECK(delta->progress == "answer: 1 tokens");
+  CHECK(delta->call->progress.progress() == 1);
   CHECK_FALSE(delta->ask_approval);
   CHECK_FALSE(delta->result);
 
   auto ask = calls.on_event("c1", ev("7", exec_ask()));
   REQUIRE(ask);
   CHECK(ask->ask_approval);
-  CHECK(ask->call->progress == 2);
+  CHECK(ask->progress == "waiting for approval to run `touch 'a b'`");
+  CHECK(ask->call->progress.progress() == 2);
 
   auto err = calls.on_event("c1", ev("7", ErrorEvent{"boom"}));  // answers at once...
   REQUIRE(err);
