@@ -61,6 +61,7 @@ using summary_atom = caf::atom_constant<caf::atom("summary")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using attach_atom = caf::atom_constant<caf::atom("attach")>;
 using place_atom = caf::atom_constant<caf::atom("place")>;
+using task_atom = caf::atom_constant<caf::atom("task")>;
 
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
@@ -85,7 +86,13 @@ using session_actor = event_sink_actor::extend<
     // The client closed its side: finish in-flight work and shut down.
     caf::reacts_to<eof_atom>,
     // Timer after eof: stop waiting for in-flight turns and shut down now.
-    caf::reacts_to<shutdown_atom>>;
+    caf::reacts_to<shutdown_atom>,
+    // From the MCP task board: lines to write for a task this session follows (its llmx/event,
+    // progress and notifications/tasks/status).
+    caf::reacts_to<task_atom, std::string>,
+    // From the MCP task board: ask the client for a task's input (when it answers, the reply
+    // goes back to the board as TaskInput).
+    caf::reacts_to<TaskAsk>>;
 
 // The only owner of the stored threads (`$LLMX_HOME/sessions`, `archived_sessions`): writes
 // rollout lines, keeps the listing index, loads, archives and unarchives. Runs on its own
@@ -233,6 +240,21 @@ using conversation_manager_actor = caf::typed_actor<
     // Shut every conversation down (running tasks are interrupted), write every rollout line
     // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;
+
+// MCP tasks (2025-11-25 `tasks/*`): runs the turns of tool calls made as tasks, keeps each
+// outcome for its ttl and answers polls. One per server: a task outlives the session (client
+// connection) that made it, and the last session that asked about it gets its messages.
+using mcp_task_board_actor = event_sink_actor::extend<
+    // Start a task: the board subscribes to the conversation, submits the turn and replies with
+    // the task (a JSON object of the Task's fields).
+    caf::replies_to<TaskStart, conversation_actor, session_actor>::with<std::string>,
+    // tasks/get | tasks/result | tasks/list | tasks/cancel from a session; replies the result
+    // (JSON) — tasks/result once the task has ended — or a request refusal (unknown task...).
+    caf::replies_to<TaskQuery, session_actor>::with<std::string>,
+    // The client's answer to a TaskAsk.
+    caf::reacts_to<TaskInput>,
+    // Timer: forget the tasks whose time is up.
+    caf::reacts_to<timeout_atom>>;
 
 // A worker node (`llmx node`): hosts conversations for the fronts attached to it, reached
 // through CAF's middleman. Everything a conversation runs (turn executor, model streamer,

@@ -10,6 +10,7 @@
 #include "protocol/base/ids.hpp"
 #include "protocol/base/log.hpp"
 #include "protocol/rpc/mcp.hpp"
+#include "protocol/rpc/mcp_tasks.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx::session_detail {
@@ -29,6 +30,25 @@ void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id,
   caf::anon_send(conv, submit_atom::value, Submission{sub_id, std::move(input)});
   // Cancelled before its conversation was ready: interrupted as soon as it starts.
   if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
+}
+
+// A call made as a task (2025-11-25, when negotiated and this server has a task board): the
+// board runs its turn and the call is answered at once with the task.
+bool as_task(session_ptr self, const mcp::ToolCallParams& params) {
+  const auto& st = self->state;
+  return params.task && st.options.tasks && mcp::has_tasks(st.protocol_version);
+}
+
+void start_task(session_ptr self, const ToolReply& reply, const std::string& conv_id, conversation_actor conv,
+                std::string prompt, std::optional<RawJson> progress, std::optional<int64_t> ttl) {
+  auto& st = self->state;
+  remember(self, conv_id, conv);
+  bool can_elicit = st.client_caps.elicitation_form;
+  TaskStart start{st.options.principal, ttl, conv_id, reply.id().json, std::move(progress), can_elicit,
+                  UserInputOp{{TextInput{std::move(prompt)}}, can_elicit}};
+  self->request(st.options.tasks, caf::infinite, std::move(start), conv, caf::actor_cast<session_actor>(self))
+      .then([=](std::string& task) { reply(mcp::CallToolResult{.created_task = std::move(task)}); },
+            [=](caf::error& err) { reply(RpcError{rpc::kInvalidParams, error_text(err)}); });
 }
 
 std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
@@ -52,16 +72,19 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolRe
   cfg.session_source = "mcp";
   auto progress = progress_token(params);
   auto id = reply.id();
-  self->state.tool_calls.starting(id);
+  bool task = as_task(self, params);
+  auto ttl = params.task ? params.task->ttl : std::nullopt;
+  if (!task) self->state.tool_calls.starting(id);
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
             auto conv_id = sc.session_id;
             notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
+            if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
           [=](caf::error& err) {
-            self->state.tool_calls.abandon(id);
+            if (!task) self->state.tool_calls.abandon(id);
             reply(mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
           });
 }
@@ -85,14 +108,17 @@ void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolR
   auto progress = progress_token(params);
   auto id = reply.id();
   auto conv_id = args.conversationId;
-  self->state.tool_calls.starting(id);
+  bool task = as_task(self, params);
+  auto ttl = params.task ? params.task->ttl : std::nullopt;
+  if (!task) self->state.tool_calls.starting(id);
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
       .then(
           [=](conversation_actor conv) {
+            if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
             start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
           },
           [=](caf::error&) {
-            self->state.tool_calls.abandon(id);
+            if (!task) self->state.tool_calls.abandon(id);
             reply(mcp::tool_error("Session not found for conversation_id: " + conv_id));
           });
 }
@@ -110,7 +136,9 @@ void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::Initialize
   st.initialized = true;
   st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
   st.client_caps = mcp::read_client_capabilities(p.capabilities);
-  reply(mcp::InitializeResult{mcp::negotiate_version(p.protocolVersion), user_agent(st.client_suffix)});
+  st.protocol_version = mcp::negotiate_version(p.protocolVersion);
+  bool tasks = st.options.tasks && mcp::has_tasks(st.protocol_version);
+  reply(mcp::InitializeResult{st.protocol_version, user_agent(st.client_suffix), tasks});
   // Load libcurl now, off the initialize path, so the first turn does not wait for it.
   http::preload_curl_async();
 }
@@ -122,7 +150,36 @@ void set_level(session_ptr, mcp::SetLevelParams p, Reply<Empty> reply) {
 }
 
 void ping(session_ptr, RawJson, Reply<Empty> reply) { reply(Empty{}); }
-void tools_list(session_ptr, RawJson, Reply<mcp::ToolsListResult> reply) { reply(mcp::ToolsListResult{}); }
+void tools_list(session_ptr self, RawJson, Reply<mcp::ToolsListResult> reply) {
+  reply(mcp::ToolsListResult{self->state.options.tasks && mcp::has_tasks(self->state.protocol_version)});
+}
+
+// tasks/*: the board answers (it outlives this session); this session gets the task's messages.
+void ask_board(session_ptr self, TaskQuery q, const Reply<RawJson>& reply) {
+  const auto& st = self->state;
+  if (!st.options.tasks || !mcp::has_tasks(st.protocol_version))
+    return reply(RpcError{rpc::kMethodNotFound, "Method not found: " + q.method});
+  q.owner = st.options.principal;
+  self->request(st.options.tasks, caf::infinite, std::move(q), caf::actor_cast<session_actor>(self))
+      .then([=](std::string& result) { reply(RawJson{std::move(result)}); },
+            [=](caf::error& err) {
+              reply(is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
+                                          : RpcError{rpc::kInternalError, error_text(err)});
+            });
+}
+
+void tasks_get(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
+  ask_board(self, TaskQuery{"tasks/get", "", p.taskId, std::nullopt}, reply);
+}
+void tasks_result(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
+  ask_board(self, TaskQuery{"tasks/result", "", p.taskId, std::nullopt}, reply);
+}
+void tasks_cancel(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
+  ask_board(self, TaskQuery{"tasks/cancel", "", p.taskId, std::nullopt}, reply);
+}
+void tasks_list(session_ptr self, mcp::TaskListParams p, Reply<RawJson> reply) {
+  ask_board(self, TaskQuery{"tasks/list", "", "", p.cursor}, reply);
+}
 
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
 // one is interrupted (its request then gets no reply, P6).
@@ -140,6 +197,10 @@ void bind_mcp_methods(Methods& t) {
   t.bind<mcp::SetLevelParams, Empty>("logging/setLevel", set_level, mcp);
   t.bind<RawJson, mcp::ToolsListResult>("tools/list", tools_list, mcp);
   t.bind<mcp::ToolCallParams, mcp::CallToolResult>("tools/call", tools_call, mcp);
+  t.bind<mcp::TaskIdParams, RawJson>("tasks/get", tasks_get, mcp);
+  t.bind<mcp::TaskIdParams, RawJson>("tasks/result", tasks_result, mcp);
+  t.bind<mcp::TaskListParams, RawJson>("tasks/list", tasks_list, mcp);
+  t.bind<mcp::TaskIdParams, RawJson>("tasks/cancel", tasks_cancel, mcp);
   t.on<mcp::CancelledParams>("notifications/cancelled", cancelled);
 }
 

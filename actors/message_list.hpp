@@ -47,7 +47,11 @@
   X(McpElicitation, "llmx::McpElicitation")              \
   X(McpElicitationReply, "llmx::McpElicitationReply")    \
   X(NodeAttach, "llmx::NodeAttach")                      \
-  X(NodeAttached, "llmx::NodeAttached")
+  X(NodeAttached, "llmx::NodeAttached")                  \
+  X(TaskStart, "llmx::TaskStart")                        \
+  X(TaskQuery, "llmx::TaskQuery")                        \
+  X(TaskAsk, "llmx::TaskAsk")                            \
+  X(TaskInput, "llmx::TaskInput")
 
 #define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
   X(event_sink_actor, "llmx::event_sink_actor")                         \

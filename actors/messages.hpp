@@ -326,6 +326,49 @@ struct McpProgress {
   LLMX_FIELDS(v("key", s.key); v("message", s.message))
 };
 
+// --- MCP tasks (actors.hpp: mcp_task_board_actor) -----------------------------------------------
+
+// Run a tools/call as a task: its turn is `input` on the conversation (the call's request id
+// and progress token tag what it reports).
+struct TaskStart {
+  std::string owner;                   // who may see the task ("" when clients are not told apart)
+  std::optional<int64_t> ttl_ms;       // the ttl the client asked for
+  std::string conversation_id;
+  std::string request_id;              // the tools/call id (JSON), for llmx/event's _meta.requestId
+  std::optional<RawJson> progress_token;
+  bool can_elicit = false;             // the client answers elicitation/create
+  UserInputOp input;
+  LLMX_FIELDS(v("owner", s.owner); v("ttl_ms", s.ttl_ms); v("conversation_id", s.conversation_id);
+              v("request_id", s.request_id); v("progress_token", s.progress_token);
+              v("can_elicit", s.can_elicit); v("input", s.input))
+};
+
+// A client's tasks/* request: `method` is tasks/get, tasks/result, tasks/list or tasks/cancel.
+struct TaskQuery {
+  std::string method;
+  std::string owner;
+  std::string task_id;
+  std::optional<std::string> cursor;  // tasks/list
+  LLMX_FIELDS(v("method", s.method); v("owner", s.owner); v("task_id", s.task_id); v("cursor", s.cursor))
+};
+
+// The board asks the client something for a task (elicitation/create, tagged with the task).
+struct TaskAsk {
+  std::string task_id;
+  std::string key;     // the approval's call id: the answer names it
+  std::string method;
+  std::string params;  // JSON
+  LLMX_FIELDS(v("task_id", s.task_id); v("key", s.key); v("method", s.method); v("params", s.params))
+};
+
+// The client's answer to a TaskAsk: its result (JSON), or none (an error reply: declined).
+struct TaskInput {
+  std::string task_id;
+  std::string key;
+  std::optional<std::string> result;
+  LLMX_FIELDS(v("task_id", s.task_id); v("key", s.key); v("result", s.result))
+};
+
 // A front (or an embedding host) attaches to a worker node: both must run the same llmx version
 // (the messages' shapes are that version's). `store` (a rollout_store_actor on the front) is
 // where the node's conversations write their rollouts and load stored threads from.

@@ -3,16 +3,17 @@
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/rpc/mcp.hpp"
+#include "sandbox/approval.hpp"
 #include "sandbox/parse_command.hpp"
 
 namespace llmx {
 
 std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
-                                        const rpc::Id* tool_call) {
+                                        const rpc::Id* tool_call, const std::string& task_id) {
   if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
     if (tool_call)
       return ApprovalAsk{"elicitation/create",
-                         mcp::exec_elicitation_params(*ex, *tool_call, ev.id, sandbox::shell_join(ex->command)),
+                         mcp::exec_elicitation_params(*ex, *tool_call, ev.id, sandbox::shell_join(ex->command), task_id),
                          ex->call_id, AskKind::exec};
     api::ExecCommandApprovalParams p{conversation_id, ex->call_id, ex->command, ex->cwd, ex->reason, ex->risk,
                                      ex->parsed_cmd};
@@ -20,14 +21,14 @@ std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conv
   }
   if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
     if (tool_call)
-      return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tool_call, ev.id), pa->call_id,
+      return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tool_call, ev.id, task_id), pa->call_id,
                          AskKind::patch};
     api::ApplyPatchApprovalParams p{conversation_id, pa->call_id, pa->changes, pa->reason, pa->grant_root};
     return ApprovalAsk{"applyPatchApproval", json::to_json(p), pa->call_id, AskKind::patch};
   }
   if (auto* el = ev.msg.get_if<ElicitationRequestEvent>()) {
     if (tool_call)
-      return ApprovalAsk{"elicitation/create", mcp::forwarded_elicitation_params(*el, *tool_call, ev.id), el->id,
+      return ApprovalAsk{"elicitation/create", mcp::forwarded_elicitation_params(*el, *tool_call, ev.id, task_id), el->id,
                          AskKind::elicitation, el->server_name};
     api::McpElicitationRequestParams p{conversation_id, ev.id, el->server_name, el->id, "form", el->message,
                                        el->requested_schema};
@@ -35,6 +36,28 @@ std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conv
                        el->server_name};
   }
   return std::nullopt;
+}
+
+Submission answer_submission(const PendingApproval& pending, const std::optional<json::Element>& result) {
+  if (pending.kind == AskKind::elicitation) {  // a configured server's question: its answer goes back
+    ResolveElicitationOp op{pending.server_name, pending.call_id, "decline", std::nullopt};
+    if (result) {
+      auto r = mcp::read_elicitation_reply(*result);
+      if (r.action == "accept" || r.action == "cancel") op.decision = *r.action;
+      if (r.content) op.content = RawJson{*r.content};
+    }
+    return Submission{"", std::move(op)};
+  }
+  ReviewDecision decision = ReviewDecision::denied;
+  if (result) {
+    auto r = mcp::read_elicitation_reply(*result);
+    if (r.action)
+      decision = sandbox::parse_elicitation_reply(*r.action, r.content_decision);
+    else if (r.decision)
+      decision = sandbox::parse_decision(*r.decision);
+  }
+  if (pending.kind == AskKind::patch) return Submission{"", PatchApprovalOp{pending.call_id, decision}};
+  return Submission{"", ExecApprovalOp{pending.call_id, decision}};
 }
 
 rpc::Id OutgoingRequests::add(PendingApproval pending) {

@@ -27,8 +27,9 @@ struct ApprovalAsk {
 
 // nullopt unless `ev` asks for an approval or forwards an MCP server's elicitation. `tool_call`: the tools/call the event belongs to
 // (elicitation/create, tagged with that call); nullptr for a v1 listener.
+// `task_id`: the MCP task the call runs as (its elicitation is tagged with the task).
 std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
-                                        const rpc::Id* tool_call);
+                                        const rpc::Id* tool_call, const std::string& task_id = {});
 
 // Where the client's answer to one of our requests goes.
 struct PendingApproval {
@@ -36,7 +37,13 @@ struct PendingApproval {
   std::string call_id;
   AskKind kind = AskKind::exec;
   std::string server_name;
+  std::string task_id = {};  // asked for an MCP task: the answer goes to the task board
 };
+
+// The submission that gives a conversation the client's answer to `pending`: the elicitation
+// result (`{action, content}` or the legacy `{decision}`), or nullopt when there is none (a
+// JSON-RPC error reply, nobody to ask) which counts as denied / declined (DECISIONS P3).
+Submission answer_submission(const PendingApproval& pending, const std::optional<json::Element>& result);
 
 class OutgoingRequests {
  public:

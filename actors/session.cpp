@@ -11,7 +11,6 @@
 #include "protocol/base/log.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/mcp.hpp"
-#include "sandbox/approval.hpp"
 
 namespace llmx {
 
@@ -32,8 +31,6 @@ void finish(session_ptr self) {
   self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
-
-void deliver_answer(const PendingApproval& pending, const rpc::Incoming* reply);
 
 // A call's tools/call result, when this step gives it one.
 void add_call_result(session_ptr self, const std::string& conversation_id, const CallStep& step, std::string& lines) {
@@ -63,7 +60,9 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
       if (st.client_caps.elicitation_form)
         ask_approval(self, call.conversation, *ask, lines);
       else
-        deliver_answer(PendingApproval{call.conversation, ask->call_id, ask->kind, ask->server_name}, nullptr);
+        caf::anon_send(call.conversation, submit_atom::value,
+                       answer_submission(PendingApproval{call.conversation, ask->call_id, ask->kind, ask->server_name},
+                                         std::nullopt));
     }
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
   add_call_result(self, conversation_id, *step, lines);
@@ -82,34 +81,6 @@ void on_events(session_ptr self, ConversationEvents& batch) {
   if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);
 }
 
-// Delivers the answer to one of our approval or elicitation requests to its conversation;
-// `reply` is the client's reply, nullptr when there is nobody to ask. No answer or an error
-// reply counts as denied (DECISIONS P3) so the turn never waits on it.
-void deliver_answer(const PendingApproval& pending, const rpc::Incoming* reply) {
-  bool answered = reply && reply->kind == rpc::Incoming::Kind::response && reply->result;
-  if (pending.kind == AskKind::elicitation) {  // a configured server's question: its answer goes back
-    ResolveElicitationOp op{pending.server_name, pending.call_id, "decline", std::nullopt};
-    if (answered) {
-      auto r = mcp::read_elicitation_reply(*reply->result);
-      if (r.action == "accept" || r.action == "cancel") op.decision = *r.action;
-      if (r.content) op.content = RawJson{*r.content};
-    }
-    caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
-    return;
-  }
-  ReviewDecision decision = ReviewDecision::denied;
-  if (answered) {
-    auto r = mcp::read_elicitation_reply(*reply->result);
-    if (r.action)
-      decision = sandbox::parse_elicitation_reply(*r.action, r.content_decision);
-    else if (r.decision)
-      decision = sandbox::parse_decision(*r.decision);
-  }
-  Op op = pending.kind == AskKind::patch ? Op{PatchApprovalOp{pending.call_id, decision}}
-                                         : Op{ExecApprovalOp{pending.call_id, decision}};
-  caf::anon_send(pending.conversation, submit_atom::value, Submission{"", std::move(op)});
-}
-
 // The client's answer to one of our requests.
 void on_client_reply(session_ptr self, const rpc::Incoming& in) {
   auto pending = self->state.outgoing.take(in.id);
@@ -117,7 +88,14 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
     log::warn("reply to unknown request id {} ignored", in.id.json);
     return;
   }
-  deliver_answer(*pending, &in);
+  std::optional<json::Element> result;
+  if (in.kind == rpc::Incoming::Kind::response && in.result) result = in.result;
+  if (!pending->task_id.empty()) {  // asked for a task: the board delivers it and updates the task
+    caf::anon_send(self->state.options.tasks, TaskInput{pending->task_id, pending->call_id,
+                                                        result ? std::optional(json::to_text(*result)) : std::nullopt});
+    return;
+  }
+  caf::anon_send(pending->conversation, submit_atom::value, answer_submission(*pending, result));
 }
 
 const Methods& methods_of(session_ptr self) {
@@ -208,6 +186,14 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       },
       [=](shutdown_atom) { finish(self); },
       [=](ConversationEvents& batch) { on_events(self, batch); },
+      [=](task_atom, std::string& lines) { write(self, std::move(lines)); },
+      [=](TaskAsk& ask) {
+        auto& st = self->state;
+        if (!st.client_caps.elicitation_form)  // this client cannot answer: declined at once
+          return caf::anon_send(st.options.tasks, TaskInput{ask.task_id, ask.key, std::nullopt});
+        auto id = st.outgoing.add(PendingApproval{{}, ask.key, AskKind::exec, {}, ask.task_id});
+        write(self, st.rpc.request(id, ask.method, ask.params));
+      },
   };
 }
 

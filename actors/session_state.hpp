@@ -37,6 +37,7 @@ struct SessionState {
   bool initialized = false;
   std::string client_suffix;
   mcp::ClientCapabilities client_caps;  // what the MCP client declared in initialize
+  std::string protocol_version;         // the MCP version negotiated in initialize
   ToolCalls tool_calls;        // the MCP server's tools/call in flight
   Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
   OutgoingRequests outgoing;   // approvals we asked the client, by request id

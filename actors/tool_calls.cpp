@@ -29,6 +29,13 @@ std::optional<ToolCall> ToolCalls::cancel(const std::string& request_id_json) {
   return std::nullopt;
 }
 
+std::optional<ToolCall> ToolCalls::cancel_conversation(const std::string& conversation_id) {
+  auto it = calls_.find(conversation_id);
+  if (it == calls_.end() || it->second.cancelled) return std::nullopt;
+  it->second.cancelled = true;
+  return it->second;
+}
+
 std::vector<ToolCall> ToolCalls::cancel_all() {
   std::vector<ToolCall> out;
   for (auto& [_, call] : calls_) {

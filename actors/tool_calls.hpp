@@ -21,7 +21,7 @@ struct ToolCall {
   std::string sub_id;
   conversation_actor conversation;
   std::optional<RawJson> progress_token;
-  mcp::ProgressReporter progress;  // its readable progress, when it has a token
+  mcp::ProgressReporter progress = mcp::ProgressReporter{};  // its readable progress, when it has a token
   bool answered = false;   // its result went out (an error event answers before the turn ends)
   bool cancelled = false;  // the client cancelled it: nothing more goes out for it (P6)
 };
@@ -51,6 +51,9 @@ class ToolCalls {
   // notifications/cancelled for a request: a running call to interrupt, once; a starting one is
   // marked so it is interrupted as soon as it starts.
   std::optional<ToolCall> cancel(const std::string& request_id_json);
+  // The call running in a conversation is cancelled (an MCP task cancelled by its id); returns
+  // it to interrupt, once.
+  std::optional<ToolCall> cancel_conversation(const std::string& conversation_id);
   // eof: every running call is cancelled; returns those to interrupt.
   std::vector<ToolCall> cancel_all();
   // The conversation of a call ended (its actor is gone): the call ends with an error result

@@ -12,7 +12,7 @@ LLMX_TAGGED(CompactOp, "compact", LLMX_NO_FIELDS)
 
 // `interactive`: whether this turn's client can answer approvals (an MCP host that declared no
 // elicitation cannot: calls needing one are then refused by policy). Absent: the conversation's.
-LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items; std::optional<bool> interactive;
+LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items; std::optional<bool> interactive = {};
            LLMX_FIELDS(v("items", s.items); v("interactive", s.interactive)))
 
 LLMX_TAGGED(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;

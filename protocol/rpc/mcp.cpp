@@ -5,6 +5,7 @@
 #include <array>
 
 #include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/mcp_tasks.hpp"
 
 namespace llmx::mcp {
 
@@ -67,6 +68,11 @@ void write_json(json::Writer& w, const InitializeResult& x) {
   w.key("capabilities").begin_object();
   w.key("tools").begin_object().field("listChanged", false).end_object();
   w.key("logging").begin_object().end_object();
+  if (x.tasks) {
+    w.key("tasks").begin_object().key("list").begin_object().end_object().key("cancel").begin_object().end_object();
+    w.key("requests").begin_object().key("tools").begin_object().key("call").begin_object().end_object();
+    w.end_object().end_object().end_object();
+  }
   w.end_object();
   w.field("protocolVersion", x.protocol_version);
   w.key("serverInfo").begin_object().field("name", "llmx-mcp-server").field("title", "LLMX");
@@ -111,7 +117,10 @@ void tool_traits(json::Writer& w) {
 }
 }  // namespace
 
-void write_json(json::Writer& w, const ToolsListResult&) {
+void write_json(json::Writer& w, const ToolsListResult& x) {
+  auto execution = [&] {
+    if (x.tasks) w.key("execution").begin_object().field("taskSupport", "optional").end_object();
+  };
   w.begin_object().key("tools").begin_array();
 
   w.begin_object().field("name", "llmx").field("title", "LLMX");
@@ -137,6 +146,7 @@ void write_json(json::Writer& w, const ToolsListResult&) {
   w.end_object();
   output_schema(w);
   tool_traits(w);
+  execution();
   w.end_object();
 
   w.begin_object().field("name", "llmx-reply").field("title", "LLMX Reply");
@@ -149,6 +159,7 @@ void write_json(json::Writer& w, const ToolsListResult&) {
   w.end_object();
   output_schema(w);
   tool_traits(w);
+  execution();
   w.end_object();
 
   w.end_array().end_object();
@@ -185,11 +196,17 @@ std::string progress_params(const RawJson& token, uint64_t progress, const std::
 }
 
 void write_json(json::Writer& w, const CallToolResult& x) {
+  if (x.created_task) {
+    w.begin_object().key("task").raw(*x.created_task).end_object();
+    return;
+  }
   w.begin_object();
   w.key("content").begin_array().begin_object().field("type", "text").field("text", x.text).end_object().end_array();
   if (x.thread_id)
     w.key("structuredContent").begin_object().field("threadId", *x.thread_id).field("content", x.text).end_object();
   if (x.is_error) w.field("isError", true);
+  if (x.related_task)
+    w.key("_meta").begin_object().key(kRelatedTaskKey).begin_object().field("taskId", *x.related_task).end_object().end_object();
   w.end_object();
 }
 
@@ -210,9 +227,10 @@ void decision_schema(json::Writer& w) {
 // Opens the request's `_meta` with our correlation data (the llmx_* fields of the reference,
 // moved out of the params 2025-11-25 defines); the caller adds its own and closes it.
 void begin_meta(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
-                const std::string& call_id) {
+                const std::string& call_id, const std::string& task_id) {
   w.field("mode", "form");
   w.key("_meta").begin_object();
+  if (!task_id.empty()) w.key(kRelatedTaskKey).begin_object().field("taskId", task_id).end_object();
   w.field("llmx_elicitation", kind);
   w.field("llmx_mcp_tool_call_id", tool_call_id.as_plain_string());
   w.field("llmx_event_id", event_id);
@@ -221,14 +239,15 @@ void begin_meta(json::Writer& w, std::string_view kind, const rpc::Id& tool_call
 }  // namespace
 
 std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                    const std::string& event_id, const std::string& command_text) {
+                                    const std::string& event_id, const std::string& command_text,
+                                    const std::string& task_id) {
   json::Writer w;
   w.begin_object();
   std::string message = fmt::format("Allow LLMX to run `{}` in `{}`?", command_text, ev.cwd);
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  begin_meta(w, "exec-approval", tool_call_id, event_id, ev.call_id);
+  begin_meta(w, "exec-approval", tool_call_id, event_id, ev.call_id, task_id);
   w.key("llmx_command");
   json::write_value(w, ev.command);
   w.field("llmx_cwd", ev.cwd);
@@ -240,27 +259,27 @@ std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rp
 }
 
 std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
-                                         const std::string& event_id) {
+                                         const std::string& event_id, const std::string& task_id) {
   json::Writer w;
   w.begin_object();
   w.field("message", fmt::format("The MCP server `{}` asks: {}", ev.server_name, ev.message));
   w.key("requestedSchema").raw(ev.requested_schema.text.empty() ? R"({"type":"object","properties":{}})"
                                                                   : ev.requested_schema.text);
-  begin_meta(w, "mcp-elicitation", tool_call_id, event_id, ev.id);
+  begin_meta(w, "mcp-elicitation", tool_call_id, event_id, ev.id, task_id);
   w.field("llmx_server_name", ev.server_name);
   w.end_object().end_object();
   return w.take();
 }
 
 std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                     const std::string& event_id) {
+                                     const std::string& event_id, const std::string& task_id) {
   json::Writer w;
   w.begin_object();
   std::string message = "Allow LLMX to apply proposed code changes?";
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  begin_meta(w, "patch-approval", tool_call_id, event_id, ev.call_id);
+  begin_meta(w, "patch-approval", tool_call_id, event_id, ev.call_id, task_id);
   if (ev.reason) w.field("llmx_reason", *ev.reason);
   if (ev.grant_root) w.field("llmx_grant_root", *ev.grant_root);
   w.key("llmx_changes");

@@ -42,6 +42,8 @@ ClientCapabilities read_client_capabilities(const RawJson& capabilities);
 
 // The version we answer with: the client's when we speak it, else our latest.
 std::string negotiate_version(const std::string& requested);
+// Whether a negotiated version has tasks (2025-11-25 on).
+inline bool has_tasks(std::string_view version) { return version >= "2025-11-25"; }
 
 // How to use llmx's tools, for the host's model (initialize's `instructions`).
 std::string_view server_instructions();
@@ -50,11 +52,15 @@ std::string_view server_instructions();
 struct InitializeResult {
   std::string protocol_version;
   std::string user_agent;
+  bool tasks = false;  // the `tasks` capability (tool calls as tasks; list; cancel)
 };
 void write_json(json::Writer& w, const InitializeResult& x);
 
-// `tools/list` result: both tools with input and output schemas (P5).
-struct ToolsListResult {};
+// `tools/list` result: both tools with input and output schemas (P5); `tasks`: they may be
+// called as tasks (`execution.taskSupport: "optional"`).
+struct ToolsListResult {
+  bool tasks = false;
+};
 void write_json(json::Writer& w, const ToolsListResult&);
 
 struct SetLevelParams {
@@ -67,11 +73,18 @@ struct CallMeta {
   LLMX_FIELDS(v("progressToken", s.progressToken))
 };
 
+// `task` in tools/call params (2025-11-25): the retention the client asks for.
+struct CallTask {
+  std::optional<int64_t> ttl;
+  LLMX_FIELDS(v("ttl", s.ttl))
+};
+
 struct ToolCallParams {
   std::string name;
   std::optional<RawJson> arguments;
   std::optional<CallMeta> _meta;
-  LLMX_FIELDS(v("name", s.name); v("arguments", s.arguments); v("_meta", s._meta))
+  std::optional<CallTask> task;
+  LLMX_FIELDS(v("name", s.name); v("arguments", s.arguments); v("_meta", s._meta); v("task", s.task))
 };
 
 // Arguments of the `llmx` tool (kebab-case keys).
@@ -110,28 +123,35 @@ std::string progress_params(const RawJson& token, uint64_t progress, const std::
 
 // A CallToolResult: a text block, plus structuredContent {threadId, content} when it comes from a
 // conversation (P5); only an error text for a call that never reached one (bad arguments...).
+//
+// A call made as a task answers a CreateTaskResult instead (`created_task`: the Task's fields as
+// a JSON object), and tasks/result the outcome tagged with its task (`related_task`).
 struct CallToolResult {
-  std::string text;
+  std::string text = {};
   bool is_error = false;
-  std::optional<std::string> thread_id;
+  std::optional<std::string> thread_id = {};
+  std::optional<std::string> created_task = {};
+  std::optional<std::string> related_task = {};
 };
 void write_json(json::Writer& w, const CallToolResult& x);
 inline CallToolResult tool_result(const std::string& thread_id, const std::string& text, bool is_error) {
-  return {text, is_error, thread_id};
+  return {.text = text, .is_error = is_error, .thread_id = thread_id};
 }
-inline CallToolResult tool_error(const std::string& text) { return {text, true, std::nullopt}; }
+inline CallToolResult tool_error(const std::string& text) { return {.text = text, .is_error = true}; }
 
 // `elicitation/create` params for an approval event (DECISIONS P4): a message, a real
 // requestedSchema (a decision enum) and the llmx_* correlation fields of the reference.
+// `task_id`: the task the call runs as (related-task `_meta`), empty for a plain call.
 std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                    const std::string& event_id, const std::string& command_text);
+                                    const std::string& event_id, const std::string& command_text,
+                                    const std::string& task_id = {});
 std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                     const std::string& event_id);
+                                     const std::string& event_id, const std::string& task_id = {});
 
 // `elicitation/create` params forwarding a configured server's own elicitation to our host: its
 // message and form, with the llmx_* correlation fields (`llmx_elicitation: "mcp-elicitation"`).
 std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
-                                         const std::string& event_id);
+                                         const std::string& event_id, const std::string& task_id = {});
 
 // The fields of an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
 // `{decision}`. What they mean is decided in sandbox/approval.hpp.

@@ -63,12 +63,6 @@ std::string check_streamed_turn(McpClient& mcp, const std::string& id, const Mes
 // The chat requests the mock has seen, parsed.
 Message mock_requests(MockLlm& mock) { return Message(mock.requests_json()); }
 
-size_t array_size(const Message& m, std::string_view pointer) {
-  auto e = m.at(pointer);
-  REQUIRE(e.is_array());
-  return e.get_array().value_unsafe().size();
-}
-
 }  // namespace
 
 // --- handshake ------------------------------------------------------------------------------------

@@ -241,7 +241,41 @@ async function run() {
     check(reqs2.length === 3, 'the reply made one more chat request', reqs2.length);
     check(JSON.stringify(reqs2[2].messages).includes('echo sdk-approved'), 'the reply request carries the earlier history');
 
-    console.log(`ok: ${checks} checks; ${events.length} llmx/event notifications, ${progress} progress notifications; reply: ${JSON.stringify(replyText)}`);
+    // The same tool as a task (2025-11-25): the SDK's own task client creates it, polls
+    // tasks/get and fetches tasks/result; an approval on the way is asked with the task's tag.
+    check(client.getServerCapabilities()?.tasks?.requests?.tools?.call, 'the server declares tool calls as tasks',
+          client.getServerCapabilities());
+    check(byName.llmx.execution?.taskSupport === 'optional', 'llmx may be called as a task', byName.llmx);
+    const seen = [];
+    let taskResult = null;
+    const stream = client.experimental.tasks.callToolStream(
+      {
+        name: 'llmx',
+        arguments: { prompt: '@mock:shell cmd=echo as-task > task.txt', 'approval-policy': 'untrusted',
+                     sandbox: 'workspace-write', cwd: ws },
+      },
+      undefined,
+      { task: { ttl: 120000 }, timeout: CALL_TIMEOUT_MS },
+    );
+    for await (const m of stream) {
+      seen.push(m.type === 'result' ? 'result' : `${m.type}:${m.task?.status ?? m.error?.message}`);
+      if (m.type === 'result') taskResult = m.result;
+      if (m.type === 'error') throw new Error(`task failed: ${m.error?.message}`);
+    }
+    check(seen[0] === 'taskCreated:working', 'the task was created working', seen);
+    check(seen.at(-1) === 'result', 'the stream ended with the result', seen);
+    check(taskResult?.structuredContent?.threadId, 'the task result has a threadId', taskResult);
+    check(taskResult?._meta?.['io.modelcontextprotocol/related-task']?.taskId, 'the result names its task', taskResult);
+    check(elicitations.length === 2, 'the task asked its approval through elicitation', elicitations.length);
+    const taskAsk = traffic.filter((m) => m.method === 'elicitation/create').at(-1);
+    check(taskAsk?.params?._meta?.['io.modelcontextprotocol/related-task']?.taskId ===
+          taskResult._meta['io.modelcontextprotocol/related-task'].taskId, 'the elicitation is tagged with the task', taskAsk);
+    const taskFile = path.join(ws, 'task.txt');
+    check(existsSync(taskFile) && readFileSync(taskFile, 'utf8') === 'as-task\n', 'the task ran its approved command');
+    const listed = await client.experimental.tasks.listTasks();
+    check(listed.tasks?.some((t) => t.status === 'completed'), 'tasks/list shows the completed task', listed);
+
+    console.log(`ok: ${checks} checks; ${events.length} llmx/event notifications, ${progress} progress notifications; reply: ${JSON.stringify(replyText)}; task: ${seen.join(' ')}`);
   } finally {
     if (opts.traffic) writeFileSync(opts.traffic, traffic.map((m) => JSON.stringify(m)).join('\n') + '\n');
     await client.close().catch(() => {});

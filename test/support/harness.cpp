@@ -492,6 +492,12 @@ std::string AppServerFixture::start_thread(const std::string& params) {
   return r.str("/result/thread/id");
 }
 
+size_t array_size(const Message& m, std::string_view pointer) {
+  auto e = m.at(pointer);
+  if (!e.is_array()) throw std::runtime_error("not an array at " + std::string(pointer) + ": " + m.line());
+  return e.get_array().value_unsafe().size();
+}
+
 std::string result_text(const Message& response) { return response.str("/result/content/0/text"); }
 
 bool result_is_error(const Message& response) {

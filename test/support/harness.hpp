@@ -242,6 +242,8 @@ struct AppServerFixture {
 
 // MCP tool results: result.content[0].text, result.isError == true.
 std::string result_text(const Message& response);
+// The length of the array at `pointer` (fails the test when it is not an array).
+size_t array_size(const Message& m, std::string_view pointer);
 bool result_is_error(const Message& response);
 // The agent_message_delta deltas of these llmx/event notifications, concatenated in order.
 std::string joined_deltas(const std::vector<Message>& events);

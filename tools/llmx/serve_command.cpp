@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
+#include "actors/mcp_task_board.hpp"
 #include "actors/session.hpp"
 #include "transport/curl_api.hpp"
 #include "termination.hpp"
@@ -72,8 +73,11 @@ int serve(const ServeOptions& options, bool app) {
   caf::actor_system sys{cfg};
   auto engine = clustered ? start_cluster_engine(sys, std::move(cluster)) : start_engine(sys);
   auto writer = spawn_line_writer(sys);
+  // MCP tasks outlive a request but not the server: the board ends with the session.
+  auto tasks = app ? mcp_task_board_actor{} : spawn_mcp_task_board(sys);
   auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides})
-                     : spawn_mcp_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides});
+                     : spawn_mcp_session(sys, writer, engine.manager, engine.store,
+                                         SessionOptions{options.overrides, tasks, ""});
   spawn_stdio_reader(sys, session);
   {
     // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the
@@ -85,6 +89,7 @@ int serve(const ServeOptions& options, bool app) {
     self->receive([](caf::down_msg&) {});
   }
   signals.on_signal(nullptr);
+  if (tasks) caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
   if (signals.received()) {
     // Everything is written; the stdin reader may still block in read(), so do not wait for it.
     std::fflush(nullptr);
