@@ -241,17 +241,20 @@ using conversation_manager_actor = caf::typed_actor<
     // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;
 
-// MCP tasks (2025-11-25 `tasks/*`): runs the turns of tool calls made as tasks, keeps each
-// outcome for its ttl and answers polls. One per server: a task outlives the session (client
-// connection) that made it, and the last session that asked about it gets its messages.
+// MCP tasks (2025-11-25 `tasks/*`, the 2026-07-28 tasks extension, and the 2026 calls that
+// wait on the client): runs the turns of tool calls made as tasks, keeps each outcome for its
+// ttl and answers polls. One per server: a task outlives the session (client connection or
+// stateless request) that made it, and the last session that asked about it gets its messages.
 using mcp_task_board_actor = event_sink_actor::extend<
     // Start a task: the board subscribes to the conversation, submits the turn and replies with
-    // the task (a JSON object of the Task's fields).
-    caf::replies_to<TaskStart, conversation_actor, session_actor>::with<std::string>,
-    // tasks/get | tasks/result | tasks/list | tasks/cancel from a session; replies the result
-    // (JSON) — tasks/result once the task has ended — or a request refusal (unknown task...).
-    caf::replies_to<TaskQuery, session_actor>::with<std::string>,
-    // The client's answer to a TaskAsk.
+    // the task (refused when the conversation runs a task already).
+    caf::replies_to<TaskStart, conversation_actor, session_actor>::with<mcp::TaskView>,
+    // A session asks about a task (tasks/get, tasks/result, tasks/cancel, a 2026 call waiting
+    // for its turn); refused as a request error when `owner` has no such task.
+    caf::replies_to<TaskWatch, session_actor>::with<mcp::TaskView>,
+    // tasks/list (refused for a cursor the board did not give).
+    caf::replies_to<TaskList>::with<mcp::TaskPage>,
+    // The client's answer to one of a task's questions.
     caf::reacts_to<TaskInput>,
     // Timer: forget the tasks whose time is up.
     caf::reacts_to<timeout_atom>>;

@@ -214,6 +214,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         if (st.shutting_down) return sub.id;
         if (auto* in = sub.op.get_if<UserInputOp>()) {
           if (in->items.empty()) return sub.id;
+          if (st.task && in->exclusive.value_or(false)) return std::string();  // busy: refused
           if (st.task)
             self->send(*st.task, InjectInput{std::move(in->items)});
           else

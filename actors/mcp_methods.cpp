@@ -20,16 +20,33 @@ namespace {
 using ToolReply = Reply<mcp::CallToolResult>;
 
 
-void start_turn(session_ptr self, const rpc::Id& id, const std::string& conv_id, conversation_actor conv,
-                std::string prompt, std::optional<RawJson> progress, std::string sub_id) {
-  const auto& call = self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress));
+void start_turn(session_ptr self, const ToolReply& reply, const std::string& conv_id, conversation_actor conv,
+                std::string prompt, std::optional<RawJson> progress) {
+  auto id = reply.id();
+  auto sub_id = id.as_plain_string();
+  self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress));
   remember(self, conv_id, conv);
   subscribe(self, conv);
   // A client that declared no elicitation cannot answer approvals: the policy decides alone.
-  UserInputOp input{{TextInput{std::move(prompt)}}, self->state.client_caps.elicitation_form};
-  caf::anon_send(conv, submit_atom::value, Submission{sub_id, std::move(input)});
-  // Cancelled before its conversation was ready: interrupted as soon as it starts.
-  if (call.cancelled) caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
+  UserInputOp input{{TextInput{std::move(prompt)}}, self->state.client_caps.elicitation_form, true};
+  self->request(conv, caf::infinite, submit_atom::value, Submission{sub_id, std::move(input)})
+      .then(
+          [=](const std::string& accepted) {
+            if (accepted.empty()) {  // another client's turn (a task) runs there: this call gets none
+              self->state.tool_calls.drop(conv_id);
+              return reply(mcp::tool_error(fmt::format("Conversation {} is already running a turn; wait for it "
+                                                       "to finish or cancel it first.", conv_id)));
+            }
+            // Cancelled before its conversation was ready: interrupted as soon as it starts.
+            if (auto* call = self->state.tool_calls.running(conv_id); call && call->cancelled)
+              caf::anon_send(conv, submit_atom::value, Submission{sub_id, InterruptOp{}});
+          },
+          [=](caf::error&) {});  // a conversation that ends: conversation_ended answers the call
+}
+
+RpcError board_error(const caf::error& err) {
+  return is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
+                               : RpcError{rpc::kInternalError, error_text(err)};
 }
 
 // A call made as a task (2025-11-25, when negotiated and this server has a task board): the
@@ -44,11 +61,12 @@ void start_task(session_ptr self, const ToolReply& reply, const std::string& con
   auto& st = self->state;
   remember(self, conv_id, conv);
   bool can_elicit = st.client_caps.elicitation_form;
-  TaskStart start{st.options.principal, ttl, conv_id, reply.id().json, std::move(progress), can_elicit,
-                  UserInputOp{{TextInput{std::move(prompt)}}, can_elicit}};
+  TaskStart start{.owner = st.options.principal, .ttl_ms = ttl, .conversation_id = conv_id,
+                  .request_id = reply.id().json, .progress_token = std::move(progress), .can_elicit = can_elicit,
+                  .input = UserInputOp{{TextInput{std::move(prompt)}}, can_elicit}};
   self->request(st.options.tasks, caf::infinite, std::move(start), conv, caf::actor_cast<session_actor>(self))
-      .then([=](std::string& task) { reply(mcp::CallToolResult{.created_task = std::move(task)}); },
-            [=](caf::error& err) { reply(RpcError{rpc::kInvalidParams, error_text(err)}); });
+      .then([=](mcp::TaskView& task) { reply(mcp::CallToolResult{.created_task = mcp::task_2025(task)}); },
+            [=](caf::error& err) { reply(board_error(err)); });
 }
 
 std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
@@ -56,18 +74,27 @@ std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
   return std::nullopt;
 }
 
+// How a call that cannot start is answered: a tool error result, or — for a call made as a
+// task, whose answer must be a task — a JSON-RPC error (-32602).
+std::function<void(const std::string&)> failure(session_ptr self, const mcp::ToolCallParams& params,
+                                                const ToolReply& reply) {
+  if (as_task(self, params)) return [reply](const std::string& text) { reply(RpcError{rpc::kInvalidParams, text}); };
+  return [reply](const std::string& text) { reply(mcp::tool_error(text)); };
+}
+
 void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
+  auto fail = failure(self, params, reply);
   if (!params.arguments || params.arguments->is_null())
-    return reply(mcp::tool_error("Missing arguments for llmx tool-call; the `prompt` field is required."));
+    return fail("Missing arguments for llmx tool-call; the `prompt` field is required.");
   mcp::LlmxToolArgs args;
   Config cfg;
   try {
     args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
     cfg = resolve_config(self, args.to_overrides());
   } catch (const json::DecodeError& err) {
-    return reply(mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
   } catch (const ConfigError& err) {
-    return reply(mcp::tool_error(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what())));
+    return fail(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what()));
   }
   cfg.session_source = "mcp";
   auto progress = progress_token(params);
@@ -81,46 +108,57 @@ void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolRe
             auto conv_id = sc.session_id;
             notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
             if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
-            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
+            start_turn(self, reply, conv_id, conv, args.prompt, progress);
           },
           [=](caf::error& err) {
             if (!task) self->state.tool_calls.abandon(id);
-            reply(mcp::tool_error("Failed to start LLMX session: " + self->system().render(err)));
+            fail("Failed to start LLMX session: " + error_text(err));
           });
 }
 
 void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
+  auto fail = failure(self, params, reply);
   if (!params.arguments || params.arguments->is_null())
-    return reply(mcp::tool_error("Missing arguments for llmx-reply tool-call; the `conversationId` and "
-                                         "`prompt` fields are required."));
+    return fail("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` fields are required.");
   mcp::ReplyToolArgs args;
   try {
     args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
   } catch (const json::DecodeError& err) {
-    return reply(mcp::tool_error(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what())));
+    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
   }
   if (!is_uuid(args.conversationId))
-    return reply(mcp::tool_error("Failed to parse conversation_id: not a UUID: " + args.conversationId));
+    return fail("Failed to parse conversation_id: not a UUID: " + args.conversationId);
   if (auto* running = self->state.tool_calls.running(args.conversationId))
-    return reply(mcp::tool_error(fmt::format("Conversation {} is already running a turn (request {}); wait "
-                                                     "for it to finish or cancel it first.",
-                                                     args.conversationId, running->request_id.json)));
+    return fail(fmt::format("Conversation {} is already running a turn (request {}); wait for it to finish or "
+                            "cancel it first.", args.conversationId, running->request_id.json));
+  Config cfg;
+  try {
+    cfg = resolve_config(self);
+  } catch (const std::exception& err) {
+    return fail(fmt::format("Failed to load LLMX configuration: {}", err.what()));
+  }
+  cfg.session_source = "mcp";
   auto progress = progress_token(params);
   auto id = reply.id();
   auto conv_id = args.conversationId;
   bool task = as_task(self, params);
   auto ttl = params.task ? params.task->ttl : std::nullopt;
+  auto go = [=](conversation_actor conv) {
+    if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
+    start_turn(self, reply, conv_id, conv, args.prompt, progress);
+  };
   if (!task) self->state.tool_calls.starting(id);
+  // A live conversation, or a stored one resumed (after a restart of the server, say).
   self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
-      .then(
-          [=](conversation_actor conv) {
-            if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
-            start_turn(self, id, conv_id, conv, args.prompt, progress, id.as_plain_string());
-          },
-          [=](caf::error&) {
-            if (!task) self->state.tool_calls.abandon(id);
-            reply(mcp::tool_error("Session not found for conversation_id: " + conv_id));
-          });
+      .then(go, [=](caf::error&) {
+        ResumeThread req{cfg, ThreadRef{cfg.llmx_home, conv_id, {}}, {}};
+        self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
+            .then([=](conversation_actor conv, SessionConfiguredEvent&) { go(conv); },
+                  [=](caf::error&) {
+                    if (!task) self->state.tool_calls.abandon(id);
+                    fail("Session not found for conversation_id: " + conv_id);
+                  });
+      });
 }
 
 void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
@@ -155,30 +193,37 @@ void tools_list(session_ptr self, RawJson, Reply<mcp::ToolsListResult> reply) {
 }
 
 // tasks/*: the board answers (it outlives this session); this session gets the task's messages.
-void ask_board(session_ptr self, TaskQuery q, const Reply<RawJson>& reply) {
+bool tasks_served(session_ptr self, const std::string& method, const rpc::Id& id) {
   const auto& st = self->state;
-  if (!st.options.tasks || !mcp::has_tasks(st.protocol_version))
-    return reply(RpcError{rpc::kMethodNotFound, "Method not found: " + q.method});
-  q.owner = st.options.principal;
-  self->request(st.options.tasks, caf::infinite, std::move(q), caf::actor_cast<session_actor>(self))
-      .then([=](std::string& result) { reply(RawJson{std::move(result)}); },
-            [=](caf::error& err) {
-              reply(is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
-                                          : RpcError{rpc::kInternalError, error_text(err)});
-            });
+  if (st.options.tasks && mcp::has_tasks(st.protocol_version)) return true;
+  write(self, st.rpc.error(id, rpc::kMethodNotFound, "Method not found: " + method));
+  return false;
+}
+
+template <class Encode>
+void watch_task(session_ptr self, TaskWatch w, const Reply<RawJson>& reply, Encode encode) {
+  w.owner = self->state.options.principal;
+  self->request(self->state.options.tasks, caf::infinite, std::move(w), caf::actor_cast<session_actor>(self))
+      .then([=](mcp::TaskView& task) { reply(RawJson{encode(task)}); },
+            [=](caf::error& err) { reply(board_error(err)); });
 }
 
 void tasks_get(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
-  ask_board(self, TaskQuery{"tasks/get", "", p.taskId, std::nullopt}, reply);
+  if (tasks_served(self, "tasks/get", reply.id())) watch_task(self, TaskWatch{.owner = {}, .task_id = p.taskId}, reply, mcp::task_2025);
 }
 void tasks_result(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
-  ask_board(self, TaskQuery{"tasks/result", "", p.taskId, std::nullopt}, reply);
+  if (tasks_served(self, "tasks/result", reply.id()))
+    watch_task(self, TaskWatch{.owner = {}, .task_id = p.taskId, .until = TaskWatch::Until::ended}, reply, mcp::task_result_2025);
 }
 void tasks_cancel(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
-  ask_board(self, TaskQuery{"tasks/cancel", "", p.taskId, std::nullopt}, reply);
+  if (tasks_served(self, "tasks/cancel", reply.id()))
+    watch_task(self, TaskWatch{.owner = {}, .task_id = p.taskId, .cancel = true}, reply, mcp::task_2025);
 }
 void tasks_list(session_ptr self, mcp::TaskListParams p, Reply<RawJson> reply) {
-  ask_board(self, TaskQuery{"tasks/list", "", "", p.cursor}, reply);
+  if (!tasks_served(self, "tasks/list", reply.id())) return;
+  self->request(self->state.options.tasks, caf::infinite, TaskList{self->state.options.principal, p.cursor})
+      .then([=](mcp::TaskPage& page) { reply(RawJson{mcp::task_list_2025(page)}); },
+            [=](caf::error& err) { reply(board_error(err)); });
 }
 
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running

@@ -49,7 +49,10 @@
   X(NodeAttach, "llmx::NodeAttach")                      \
   X(NodeAttached, "llmx::NodeAttached")                  \
   X(TaskStart, "llmx::TaskStart")                        \
-  X(TaskQuery, "llmx::TaskQuery")                        \
+  X(TaskWatch, "llmx::TaskWatch")                        \
+  X(TaskList, "llmx::TaskList")                          \
+  X(mcp::TaskView, "llmx::mcp::TaskView")                \
+  X(mcp::TaskPage, "llmx::mcp::TaskPage")                \
   X(TaskAsk, "llmx::TaskAsk")                            \
   X(TaskInput, "llmx::TaskInput")
 

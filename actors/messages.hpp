@@ -13,6 +13,7 @@
 #include "protocol/core/model_events.hpp"
 #include "protocol/core/ops.hpp"
 #include "protocol/rpc/mcp_client_api.hpp"
+#include "protocol/rpc/mcp_tasks.hpp"
 #include "protocol/store/rollout.hpp"
 #include "protocol/store/thread_store.hpp"
 
@@ -336,23 +337,45 @@ struct TaskStart {
   std::string conversation_id;
   std::string request_id;              // the tools/call id (JSON), for llmx/event's _meta.requestId
   std::optional<RawJson> progress_token;
-  bool can_elicit = false;             // the client answers elicitation/create
+  bool can_elicit = false;             // the client answers elicitation
+  // 2026-07-28: the client polls; nothing but progress is pushed to it (no requests, no
+  // llmx/event, no status notifications).
+  bool stateless = false;
   UserInputOp input;
   LLMX_FIELDS(v("owner", s.owner); v("ttl_ms", s.ttl_ms); v("conversation_id", s.conversation_id);
               v("request_id", s.request_id); v("progress_token", s.progress_token);
-              v("can_elicit", s.can_elicit); v("input", s.input))
+              v("can_elicit", s.can_elicit); v("stateless", s.stateless); v("input", s.input))
 };
 
-// A client's tasks/* request: `method` is tasks/get, tasks/result, tasks/list or tasks/cancel.
-struct TaskQuery {
-  std::string method;
+// A session asks about one task. `until`: reply at once (now), once it has ended (ended), or
+// once it has ended or waits on the client (input: a 2026 call answered with its questions).
+struct TaskWatch {
+  enum class Until { now, ended, input };
   std::string owner;
   std::string task_id;
-  std::optional<std::string> cursor;  // tasks/list
-  LLMX_FIELDS(v("method", s.method); v("owner", s.owner); v("task_id", s.task_id); v("cursor", s.cursor))
+  Until until = Until::now;
+  bool cancel = false;  // cancel it first (tasks/cancel)
+  LLMX_FIELDS(v("owner", s.owner); v("task_id", s.task_id); v("until", s.until); v("cancel", s.cancel))
 };
 
-// The board asks the client something for a task (elicitation/create, tagged with the task).
+template <>
+struct EnumTraits<TaskWatch::Until> {
+  static constexpr std::array<std::pair<TaskWatch::Until, std::string_view>, 3> values{{
+      {TaskWatch::Until::now, "now"},
+      {TaskWatch::Until::ended, "ended"},
+      {TaskWatch::Until::input, "input"},
+  }};
+};
+
+// tasks/list.
+struct TaskList {
+  std::string owner;
+  std::optional<std::string> cursor;
+  LLMX_FIELDS(v("owner", s.owner); v("cursor", s.cursor))
+};
+
+// The board asks the client something for a task (2025-11-25: elicitation/create on the
+// session, tagged with the task).
 struct TaskAsk {
   std::string task_id;
   std::string key;     // the approval's call id: the answer names it
@@ -361,12 +384,14 @@ struct TaskAsk {
   LLMX_FIELDS(v("task_id", s.task_id); v("key", s.key); v("method", s.method); v("params", s.params))
 };
 
-// The client's answer to a TaskAsk: its result (JSON), or none (an error reply: declined).
+// The client's answer to one of a task's questions: its result (an ElicitResult, JSON), or none
+// (an error reply: declined).
 struct TaskInput {
+  std::string owner;
   std::string task_id;
   std::string key;
   std::optional<std::string> result;
-  LLMX_FIELDS(v("task_id", s.task_id); v("key", s.key); v("result", s.result))
+  LLMX_FIELDS(v("owner", s.owner); v("task_id", s.task_id); v("key", s.key); v("result", s.result))
 };
 
 // A front (or an embedding host) attaches to a worker node: both must run the same llmx version

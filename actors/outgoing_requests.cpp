@@ -9,26 +9,25 @@
 namespace llmx {
 
 std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
-                                        const rpc::Id* tool_call, const std::string& task_id) {
+                                        const mcp::ElicitationTag* tag) {
   if (auto* ex = ev.msg.get_if<ExecApprovalRequestEvent>()) {
-    if (tool_call)
-      return ApprovalAsk{"elicitation/create",
-                         mcp::exec_elicitation_params(*ex, *tool_call, ev.id, sandbox::shell_join(ex->command), task_id),
+    if (tag)
+      return ApprovalAsk{"elicitation/create", mcp::exec_elicitation_params(*ex, *tag, sandbox::shell_join(ex->command)),
                          ex->call_id, AskKind::exec};
     api::ExecCommandApprovalParams p{conversation_id, ex->call_id, ex->command, ex->cwd, ex->reason, ex->risk,
                                      ex->parsed_cmd};
     return ApprovalAsk{"execCommandApproval", json::to_json(p), ex->call_id, AskKind::exec};
   }
   if (auto* pa = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
-    if (tool_call)
-      return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tool_call, ev.id, task_id), pa->call_id,
+    if (tag)
+      return ApprovalAsk{"elicitation/create", mcp::patch_elicitation_params(*pa, *tag), pa->call_id,
                          AskKind::patch};
     api::ApplyPatchApprovalParams p{conversation_id, pa->call_id, pa->changes, pa->reason, pa->grant_root};
     return ApprovalAsk{"applyPatchApproval", json::to_json(p), pa->call_id, AskKind::patch};
   }
   if (auto* el = ev.msg.get_if<ElicitationRequestEvent>()) {
-    if (tool_call)
-      return ApprovalAsk{"elicitation/create", mcp::forwarded_elicitation_params(*el, *tool_call, ev.id, task_id), el->id,
+    if (tag)
+      return ApprovalAsk{"elicitation/create", mcp::forwarded_elicitation_params(*el, *tag), el->id,
                          AskKind::elicitation, el->server_name};
     api::McpElicitationRequestParams p{conversation_id, ev.id, el->server_name, el->id, "form", el->message,
                                        el->requested_schema};

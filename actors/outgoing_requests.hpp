@@ -11,6 +11,7 @@
 
 #include "actors/actors.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
+#include "protocol/rpc/mcp.hpp"
 
 namespace llmx {
 
@@ -27,9 +28,10 @@ struct ApprovalAsk {
 
 // nullopt unless `ev` asks for an approval or forwards an MCP server's elicitation. `tool_call`: the tools/call the event belongs to
 // (elicitation/create, tagged with that call); nullptr for a v1 listener.
-// `task_id`: the MCP task the call runs as (its elicitation is tagged with the task).
+// `tag`: for an MCP tool call, what its elicitation/create carries (the call, its task, the
+// negotiated revision's layout); nullptr for a v1 listener.
 std::optional<ApprovalAsk> approval_ask(const Event& ev, const std::string& conversation_id,
-                                        const rpc::Id* tool_call, const std::string& task_id = {});
+                                        const mcp::ElicitationTag* tag);
 
 // Where the client's answer to one of our requests goes.
 struct PendingApproval {

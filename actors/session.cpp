@@ -53,8 +53,9 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
                                           mcp::progress_params(*call.progress_token, call.progress.progress(),
                                                                *step->progress)));
   }
-  if (step->ask_approval)
-    if (auto ask = approval_ask(ev, conversation_id, &call.request_id)) {
+  if (step->ask_approval) {
+    mcp::ElicitationTag tag{call.request_id, ev.id, {}, mcp::has_tasks(st.protocol_version)};
+    if (auto ask = approval_ask(ev, conversation_id, &tag)) {
       // Never elicitation/create to a client that did not declare it (its turns run
       // non-interactive; this covers a conversation another client started interactive).
       if (st.client_caps.elicitation_form)
@@ -64,6 +65,7 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
                        answer_submission(PendingApproval{call.conversation, ask->call_id, ask->kind, ask->server_name},
                                          std::nullopt));
     }
+  }
   // The final reply goes out after the notifications before it (task_complete first, §2.8).
   add_call_result(self, conversation_id, *step, lines);
   return true;
@@ -91,8 +93,9 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
   std::optional<json::Element> result;
   if (in.kind == rpc::Incoming::Kind::response && in.result) result = in.result;
   if (!pending->task_id.empty()) {  // asked for a task: the board delivers it and updates the task
-    caf::anon_send(self->state.options.tasks, TaskInput{pending->task_id, pending->call_id,
-                                                        result ? std::optional(json::to_text(*result)) : std::nullopt});
+    caf::anon_send(self->state.options.tasks,
+                   TaskInput{self->state.options.principal, pending->task_id, pending->call_id,
+                             result ? std::optional(json::to_text(*result)) : std::nullopt});
     return;
   }
   caf::anon_send(pending->conversation, submit_atom::value, answer_submission(*pending, result));
@@ -136,7 +139,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
   auto responder = std::make_shared<rpc::Responder>();
   responder->result = [self](const rpc::Id& id, std::string result) { write(self, self->state.rpc.result(id, result)); };
   responder->error = [self](const rpc::Id& id, const RpcError& err) {
-    write(self, self->state.rpc.error(id, err.code, err.message));
+    write(self, self->state.rpc.error(id, err.code, err.message, err.data));
   };
   self->state.responder = std::move(responder);
   // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
@@ -190,7 +193,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       [=](TaskAsk& ask) {
         auto& st = self->state;
         if (!st.client_caps.elicitation_form)  // this client cannot answer: declined at once
-          return caf::anon_send(st.options.tasks, TaskInput{ask.task_id, ask.key, std::nullopt});
+          return caf::anon_send(st.options.tasks, TaskInput{st.options.principal, ask.task_id, ask.key, std::nullopt});
         auto id = st.outgoing.add(PendingApproval{{}, ask.key, AskKind::exec, {}, ask.task_id});
         write(self, st.rpc.request(id, ask.method, ask.params));
       },

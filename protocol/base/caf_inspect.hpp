@@ -125,3 +125,8 @@ typename Inspector::result_type inspect(Inspector& f, T& x) {
 }
 
 }  // namespace llmx
+
+namespace llmx::mcp {
+// The MCP types that cross actor boundaries (tasks) are found by ADL here too.
+using llmx::inspect;
+}  // namespace llmx::mcp

@@ -12,8 +12,11 @@ LLMX_TAGGED(CompactOp, "compact", LLMX_NO_FIELDS)
 
 // `interactive`: whether this turn's client can answer approvals (an MCP host that declared no
 // elicitation cannot: calls needing one are then refused by policy). Absent: the conversation's.
+// `exclusive`: start a turn or nothing — while a turn runs, the input is refused (the submit's
+// reply is then "") instead of joining that turn (an MCP tool call is one turn, one answer).
 LLMX_TAGGED(UserInputOp, "user_input", std::vector<UserInput> items; std::optional<bool> interactive = {};
-           LLMX_FIELDS(v("items", s.items); v("interactive", s.interactive)))
+           std::optional<bool> exclusive = {};
+           LLMX_FIELDS(v("items", s.items); v("interactive", s.interactive); v("exclusive", s.exclusive)))
 
 LLMX_TAGGED(UserTurnOp, "user_turn", std::vector<UserInput> items; std::string cwd;
            AskForApproval approval_policy = AskForApproval::on_request; SandboxPolicy sandbox_policy;

@@ -109,11 +109,14 @@ std::string Encoder::result(const Id& id, std::string_view result_json) const {
   return w.take();
 }
 
-std::string Encoder::error(const Id& id, int code, std::string_view message) const {
+std::string Encoder::error(const Id& id, int code, std::string_view message,
+                           std::optional<std::string_view> data) const {
   json::Writer w;
   open(w, with_jsonrpc);
   w.key("id").raw(id.json);
-  w.key("error").begin_object().field("code", int64_t{code}).field("message", message).end_object();
+  w.key("error").begin_object().field("code", int64_t{code}).field("message", message);
+  if (data) w.key("data").raw(*data);
+  w.end_object();
   w.end_object();
   return w.take();
 }

@@ -52,7 +52,9 @@ struct Encoder {
   bool with_jsonrpc = true;  // MCP: true; app server: false
 
   std::string result(const Id& id, std::string_view result_json) const;
-  std::string error(const Id& id, int code, std::string_view message) const;
+  // `data`: the error's data member (JSON), when it has one.
+  std::string error(const Id& id, int code, std::string_view message,
+                    std::optional<std::string_view> data = std::nullopt) const;
   std::string notification(std::string_view method, std::optional<std::string_view> params_json) const;
   std::string request(const Id& id, std::string_view method, std::string_view params_json) const;
 };

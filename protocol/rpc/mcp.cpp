@@ -53,6 +53,32 @@ void icons(json::Writer& w) {
 
 }  // namespace
 
+namespace {
+// `{` + fields + the rest of `object` (fields: `"k":v,...` without braces).
+std::string prepend_fields(std::string_view object, std::string_view fields) {
+  std::string out = "{";
+  out += fields;
+  std::string_view rest = object.substr(1);
+  auto first = rest.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && rest[first] != '}') out += ',';
+  out += rest;
+  return out;
+}
+}  // namespace
+
+std::string with_meta(std::string_view object, std::string_view meta) {
+  return prepend_fields(object, "\"_meta\":" + std::string(meta));
+}
+
+std::string stateless_result(std::string_view object) {
+  json::Writer w;
+  w.begin_object().key("io.modelcontextprotocol/serverInfo").begin_object();
+  w.field("name", "llmx-mcp-server").field("title", "LLMX").field("version", LLMX_VERSION).end_object().end_object();
+  std::string fields = "\"_meta\":" + w.take();
+  if (!object.starts_with("{\"resultType\"")) fields = "\"resultType\":\"complete\"," + fields;
+  return prepend_fields(object, fields);
+}
+
 std::string_view server_instructions() {
   return "llmx is a coding agent. Call the `llmx` tool with a task in `prompt` (and optionally `cwd`, "
          "`model`, `sandbox`, `approval-policy`): the agent reads code, runs commands and edits files "
@@ -174,10 +200,18 @@ ConfigOverrides LlmxToolArgs::to_overrides() const {
   return o;
 }
 
-std::string event_params(const rpc::Id& request_id, const Event& ev) {
+namespace {
+void related_task(json::Writer& w, const std::string& task_id) {
+  if (!task_id.empty()) w.key(kRelatedTaskKey).begin_object().field("taskId", task_id).end_object();
+}
+}  // namespace
+
+std::string event_params(const rpc::Id& request_id, const Event& ev, const std::string& task_id) {
   json::Writer w;
   w.begin_object();
-  w.key("_meta").begin_object().key("requestId").raw(request_id.json).end_object();
+  w.key("_meta").begin_object().key("requestId").raw(request_id.json);
+  related_task(w, task_id);
+  w.end_object();
   w.field("id", ev.id);
   w.key("msg");
   json::write_value(w, ev.msg);
@@ -185,9 +219,15 @@ std::string event_params(const rpc::Id& request_id, const Event& ev) {
   return w.take();
 }
 
-std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message) {
+std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message,
+                            const std::string& task_id) {
   json::Writer w;
   w.begin_object();
+  if (!task_id.empty()) {
+    w.key("_meta").begin_object();
+    related_task(w, task_id);
+    w.end_object();
+  }
   w.key("progressToken").raw(token.text);
   w.field("progress", progress);
   w.field("message", message);
@@ -224,67 +264,71 @@ void decision_schema(json::Writer& w) {
   w.end_object();
 }
 
-// Opens the request's `_meta` with our correlation data (the llmx_* fields of the reference,
-// moved out of the params 2025-11-25 defines); the caller adds its own and closes it.
-void begin_meta(json::Writer& w, std::string_view kind, const rpc::Id& tool_call_id, const std::string& event_id,
-                const std::string& call_id, const std::string& task_id) {
-  w.field("mode", "form");
-  w.key("_meta").begin_object();
-  if (!task_id.empty()) w.key(kRelatedTaskKey).begin_object().field("taskId", task_id).end_object();
+// Opens where our correlation data goes (`_meta` from 2025-11-25 on, else the params) and
+// writes it; the caller adds its own llmx_* fields and calls end_tag.
+void begin_tag(json::Writer& w, std::string_view kind, const ElicitationTag& tag, const std::string& call_id) {
+  if (tag.in_meta) {
+    w.field("mode", "form");
+    w.key("_meta").begin_object();
+    related_task(w, tag.task_id);
+  }
   w.field("llmx_elicitation", kind);
-  w.field("llmx_mcp_tool_call_id", tool_call_id.as_plain_string());
-  w.field("llmx_event_id", event_id);
+  w.field("llmx_mcp_tool_call_id", tag.tool_call_id.as_plain_string());
+  w.field("llmx_event_id", tag.event_id);
   w.field("llmx_call_id", call_id);
+}
+
+// Closes the params (and the `_meta` begin_tag opened).
+void end_tag(json::Writer& w, const ElicitationTag& tag) {
+  if (tag.in_meta) w.end_object();
+  w.end_object();
 }
 }  // namespace
 
-std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                    const std::string& event_id, const std::string& command_text,
-                                    const std::string& task_id) {
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const ElicitationTag& tag,
+                                    const std::string& command_text) {
   json::Writer w;
   w.begin_object();
   std::string message = fmt::format("Allow LLMX to run `{}` in `{}`?", command_text, ev.cwd);
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  begin_meta(w, "exec-approval", tool_call_id, event_id, ev.call_id, task_id);
+  begin_tag(w, "exec-approval", tag, ev.call_id);
   w.key("llmx_command");
   json::write_value(w, ev.command);
   w.field("llmx_cwd", ev.cwd);
   w.key("llmx_parsed_cmd");
   json::write_value(w, ev.parsed_cmd);
   if (ev.reason) w.field("llmx_reason", *ev.reason);
-  w.end_object().end_object();
+  end_tag(w, tag);
   return w.take();
 }
 
-std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
-                                         const std::string& event_id, const std::string& task_id) {
+std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const ElicitationTag& tag) {
   json::Writer w;
   w.begin_object();
   w.field("message", fmt::format("The MCP server `{}` asks: {}", ev.server_name, ev.message));
   w.key("requestedSchema").raw(ev.requested_schema.text.empty() ? R"({"type":"object","properties":{}})"
                                                                   : ev.requested_schema.text);
-  begin_meta(w, "mcp-elicitation", tool_call_id, event_id, ev.id, task_id);
+  begin_tag(w, "mcp-elicitation", tag, ev.id);
   w.field("llmx_server_name", ev.server_name);
-  w.end_object().end_object();
+  end_tag(w, tag);
   return w.take();
 }
 
-std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                     const std::string& event_id, const std::string& task_id) {
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const ElicitationTag& tag) {
   json::Writer w;
   w.begin_object();
   std::string message = "Allow LLMX to apply proposed code changes?";
   if (ev.reason) message = *ev.reason + "\n" + message;
   w.field("message", message);
   decision_schema(w);
-  begin_meta(w, "patch-approval", tool_call_id, event_id, ev.call_id, task_id);
+  begin_tag(w, "patch-approval", tag, ev.call_id);
   if (ev.reason) w.field("llmx_reason", *ev.reason);
   if (ev.grant_root) w.field("llmx_grant_root", *ev.grant_root);
   w.key("llmx_changes");
   json::write_value(w, ev.changes);
-  w.end_object().end_object();
+  end_tag(w, tag);
   return w.take();
 }
 

@@ -45,6 +45,13 @@ std::string negotiate_version(const std::string& requested);
 // Whether a negotiated version has tasks (2025-11-25 on).
 inline bool has_tasks(std::string_view version) { return version >= "2025-11-25"; }
 
+// `object` (a JSON object without `_meta`) with `"_meta": meta` added.
+std::string with_meta(std::string_view object, std::string_view meta);
+
+// A result as 2026-07-28 wants every result: `resultType` ("complete" unless the object starts
+// with its own) and our serverInfo in `_meta`. `object` is a JSON object without `_meta`.
+std::string stateless_result(std::string_view object);
+
 // How to use llmx's tools, for the host's model (initialize's `instructions`).
 std::string_view server_instructions();
 
@@ -112,14 +119,16 @@ struct ReplyToolArgs {
 };
 
 // `{"_meta":{"requestId":<id>},"id":...,"msg":...}` for the `llmx/event` notification.
-std::string event_params(const rpc::Id& request_id, const Event& ev);
+// `task_id`: the task the call runs as (related-task `_meta`, 2025-11-25).
+std::string event_params(const rpc::Id& request_id, const Event& ev, const std::string& task_id = {});
 
 // `notifications/cancelled` params: the request the client gave up on.
 struct CancelledParams { RawJson requestId; LLMX_FIELDS(v("requestId", s.requestId)) };
 
 // `notifications/progress` params (P6): the call's token, a value that increases, and what the
 // turn does now (mcp_progress.hpp).
-std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message);
+std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message,
+                            const std::string& task_id = {});
 
 // A CallToolResult: a text block, plus structuredContent {threadId, content} when it comes from a
 // conversation (P5); only an error text for a call that never reached one (bad arguments...).
@@ -139,19 +148,25 @@ inline CallToolResult tool_result(const std::string& thread_id, const std::strin
 }
 inline CallToolResult tool_error(const std::string& text) { return {.text = text, .is_error = true}; }
 
+// What ties an elicitation/create to its call: the llmx_* correlation fields of the reference
+// (`_meta` from 2025-11-25 on, top-level params before, as the reference sent them) and the
+// task the call runs as (related-task `_meta`).
+struct ElicitationTag {
+  rpc::Id tool_call_id;
+  std::string event_id;
+  std::string task_id = {};
+  bool in_meta = true;  // 2025-11-25 on: llmx_* in `_meta` and `mode: "form"`
+};
+
 // `elicitation/create` params for an approval event (DECISIONS P4): a message, a real
-// requestedSchema (a decision enum) and the llmx_* correlation fields of the reference.
-// `task_id`: the task the call runs as (related-task `_meta`), empty for a plain call.
-std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                    const std::string& event_id, const std::string& command_text,
-                                    const std::string& task_id = {});
-std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const rpc::Id& tool_call_id,
-                                     const std::string& event_id, const std::string& task_id = {});
+// requestedSchema (a decision enum) and the correlation fields.
+std::string exec_elicitation_params(const ExecApprovalRequestEvent& ev, const ElicitationTag& tag,
+                                    const std::string& command_text);
+std::string patch_elicitation_params(const ApplyPatchApprovalRequestEvent& ev, const ElicitationTag& tag);
 
 // `elicitation/create` params forwarding a configured server's own elicitation to our host: its
-// message and form, with the llmx_* correlation fields (`llmx_elicitation: "mcp-elicitation"`).
-std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const rpc::Id& tool_call_id,
-                                         const std::string& event_id, const std::string& task_id = {});
+// message and form, with the correlation fields (`llmx_elicitation: "mcp-elicitation"`).
+std::string forwarded_elicitation_params(const ElicitationRequestEvent& ev, const ElicitationTag& tag);
 
 // The fields of an elicitation reply: `{action, content: {decision}}` (standard) or the legacy
 // `{decision}`. What they mean is decided in sandbox/approval.hpp.

@@ -31,14 +31,94 @@ std::string new_task_id() {
                      b[15]);
 }
 
-void write_task_fields(json::Writer& w, const Task& t, std::chrono::milliseconds poll_interval) {
+TaskView view_of(const Task& t, std::chrono::milliseconds poll_interval) {
+  TaskView v;
+  v.id = t.id;
+  v.status = std::string(task_status_name(t.status));
+  v.status_message = t.status_message;
+  v.created_at = rollout::format_timestamp(t.created);
+  v.updated_at = rollout::format_timestamp(t.updated);
+  v.ttl_ms = t.ttl.count();
+  v.poll_ms = is_terminal(t.status) ? 0 : poll_interval.count();
+  if (t.outcome) {
+    v.result = t.outcome->result;
+    v.result_is_error = t.outcome->is_error;
+  }
+  return v;
+}
+
+namespace {
+
+// The fields both revisions share; they differ in the names of ttl and poll interval.
+void task_fields(json::Writer& w, const TaskView& t, std::string_view ttl_key, std::string_view poll_key) {
   w.field("taskId", t.id);
-  w.field("status", task_status_name(t.status));
+  w.field("status", t.status);
   if (t.status_message) w.field("statusMessage", *t.status_message);
-  w.field("createdAt", rollout::format_timestamp(t.created));
-  w.field("lastUpdatedAt", rollout::format_timestamp(t.updated));
-  w.field("ttl", static_cast<int64_t>(t.ttl.count()));
-  if (!is_terminal(t.status)) w.field("pollInterval", static_cast<int64_t>(poll_interval.count()));
+  w.field("createdAt", t.created_at);
+  w.field("lastUpdatedAt", t.updated_at);
+  w.field(ttl_key, t.ttl_ms);
+  if (t.poll_ms > 0) w.field(poll_key, t.poll_ms);
+}
+
+}  // namespace
+
+std::string task_2025(const TaskView& t) {
+  json::Writer w;
+  w.begin_object();
+  task_fields(w, t, "ttl", "pollInterval");
+  w.end_object();
+  return w.take();
+}
+
+std::string create_task_2025(const TaskView& t) {
+  json::Writer w;
+  w.begin_object().key("task").raw(task_2025(t)).end_object();
+  return w.take();
+}
+
+std::string task_result_2025(const TaskView& t) {
+  json::Writer w;
+  w.begin_object().key(kRelatedTaskKey).begin_object().field("taskId", t.id).end_object().end_object();
+  return with_meta(t.result.value_or("{}"), w.take());
+}
+
+std::string task_list_2025(const TaskPage& page) {
+  json::Writer w;
+  w.begin_object().key("tasks").begin_array();
+  for (const auto& t : page.tasks) w.raw(task_2025(t));
+  w.end_array();
+  if (page.next_cursor) w.field("nextCursor", *page.next_cursor);
+  w.end_object();
+  return w.take();
+}
+
+std::string create_task_2026(const TaskView& t) {
+  json::Writer w;
+  w.begin_object();
+  w.field("resultType", "task");
+  task_fields(w, t, "ttlMs", "pollIntervalMs");
+  w.end_object();
+  return stateless_result(w.take());
+}
+
+std::string task_get_2026(const TaskView& t) {
+  json::Writer w;
+  w.begin_object();
+  w.field("resultType", "complete");
+  // The extension's `failed` is a JSON-RPC error only; a tool's error result is `completed`.
+  TaskView shown = t;
+  if (t.status == "failed" && t.result) shown.status = "completed";
+  task_fields(w, shown, "ttlMs", "pollIntervalMs");
+  if (shown.status == "input_required") {
+    w.key("inputRequests").begin_object();
+    for (const auto& q : t.questions)
+      w.key(q.key).begin_object().field("method", "elicitation/create").key("params").raw(q.params).end_object();
+    w.end_object();
+  } else if (shown.status == "completed" && t.result) {
+    w.key("result").raw(stateless_result(*t.result));
+  }
+  w.end_object();
+  return stateless_result(w.take());
 }
 
 namespace {
@@ -85,6 +165,12 @@ Task* TaskBook::get(const std::string& id) {
   return it == tasks_.end() ? nullptr : &it->second;
 }
 
+void TaskBook::erase(const std::string& id) {
+  if (!tasks_.erase(id)) return;
+  order_.erase(order_of_.at(id));
+  order_of_.erase(id);
+}
+
 bool TaskBook::update(Task& t, TaskStatus status, Clock::time_point now, std::optional<std::string> message) {
   if (is_terminal(t.status)) return false;
   t.status = status;
@@ -94,10 +180,11 @@ bool TaskBook::update(Task& t, TaskStatus status, Clock::time_point now, std::op
   return true;
 }
 
-void TaskBook::finish(Task& t, std::string result, bool is_error, Clock::time_point now) {
-  if (t.result) return;
-  t.result = std::move(result);
-  update(t, is_error ? TaskStatus::failed : TaskStatus::completed, now);
+void TaskBook::finish(Task& t, Task::Outcome outcome, Clock::time_point now, std::optional<std::string> message) {
+  if (t.outcome) return;
+  bool is_error = outcome.is_error;
+  t.outcome = std::move(outcome);
+  update(t, is_error ? TaskStatus::failed : TaskStatus::completed, now, std::move(message));
   if (!t.ended) t.ended = now;
 }
 

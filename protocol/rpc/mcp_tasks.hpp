@@ -14,6 +14,7 @@
 
 #include "protocol/base/json_writer.hpp"
 #include "protocol/base/reflect.hpp"
+#include "protocol/rpc/mcp.hpp"
 
 namespace llmx::mcp {
 
@@ -25,6 +26,8 @@ inline bool is_terminal(TaskStatus s) {
 
 // The `_meta` key that ties a message to its task (2025-11-25).
 inline constexpr std::string_view kRelatedTaskKey = "io.modelcontextprotocol/related-task";
+// The 2026-07-28 tasks extension's id (capabilities.extensions).
+inline constexpr std::string_view kTasksExtension = "io.modelcontextprotocol/tasks";
 
 // tasks/get, tasks/result, tasks/cancel params (the TypeScript SDK also repeats `task`: ignored).
 struct TaskIdParams {
@@ -43,6 +46,10 @@ std::string new_task_id();
 
 struct Task {
   using Clock = std::chrono::system_clock;
+  struct Outcome {
+    std::string result;  // the CallToolResult (JSON object)
+    bool is_error = false;
+  };
   std::string id;
   std::string owner;  // who may see it (an auth principal; "" when clients are not told apart)
   TaskStatus status = TaskStatus::working;
@@ -50,12 +57,58 @@ struct Task {
   Clock::time_point created, updated;
   std::chrono::milliseconds ttl{0};
   std::optional<Clock::time_point> ended;
-  // The outcome once terminal: the tasks/result answer (JSON).
-  std::optional<std::string> result;
+  std::optional<Outcome> outcome;  // once terminal (a cancelled task says so as an error result)
 };
 
-// The Task object's fields (2025-11-25 `Task`), written into an open object.
-void write_task_fields(json::Writer& w, const Task& t, std::chrono::milliseconds poll_interval);
+// One question a task waits on: its key and the elicitation/create params (JSON).
+struct TaskQuestion {
+  std::string key;
+  std::string params;
+  LLMX_FIELDS(v("key", s.key); v("params", s.params))
+};
+
+// A task as the board shows it to a session, whatever the revision it speaks.
+struct TaskView {
+  std::string id;
+  std::string status;  // task_status_name
+  std::optional<std::string> status_message;
+  std::string created_at, updated_at;  // ISO 8601 UTC
+  int64_t ttl_ms = 0;
+  int64_t poll_ms = 0;
+  std::optional<std::string> result;  // the CallToolResult (JSON object), once ended
+  bool result_is_error = false;
+  std::vector<TaskQuestion> questions;  // outstanding, while input_required
+  LLMX_FIELDS(v("id", s.id); v("status", s.status); v("status_message", s.status_message);
+              v("created_at", s.created_at); v("updated_at", s.updated_at); v("ttl_ms", s.ttl_ms);
+              v("poll_ms", s.poll_ms); v("result", s.result); v("result_is_error", s.result_is_error);
+              v("questions", s.questions))
+  bool terminal() const { return status == "completed" || status == "failed" || status == "cancelled"; }
+};
+TaskView view_of(const Task& t, std::chrono::milliseconds poll_interval);
+
+// A page of tasks/list.
+struct TaskPage {
+  std::vector<TaskView> tasks;
+  std::optional<std::string> next_cursor;
+  LLMX_FIELDS(v("tasks", s.tasks); v("next_cursor", s.next_cursor))
+};
+
+// --- 2025-11-25 -----------------------------------------------------------------------------------
+// The `Task` object (tasks/get, tasks/cancel, notifications/tasks/status params).
+std::string task_2025(const TaskView& t);
+// CreateTaskResult: `{"task": Task}`.
+std::string create_task_2025(const TaskView& t);
+// tasks/result: the call's result tagged with its task.
+std::string task_result_2025(const TaskView& t);
+// tasks/list: `{"tasks": [...], "nextCursor"?}`.
+std::string task_list_2025(const TaskPage& page);
+
+// --- 2026-07-28 tasks extension -------------------------------------------------------------------
+// A flat CreateTaskResult (`resultType: "task"`).
+std::string create_task_2026(const TaskView& t);
+// tasks/get: the DetailedTask (`inputRequests` while input_required, `result` once completed,
+// `error` once failed), `resultType: "complete"`.
+std::string task_get_2026(const TaskView& t);
 
 class TaskBook {
  public:
@@ -78,11 +131,13 @@ class TaskBook {
   Task* find(const std::string& id, const std::string& owner);
   // The task, whoever owns it (for the runner that feeds the book).
   Task* get(const std::string& id);
+  // Forgets a task that never ran (its turn was refused).
+  void erase(const std::string& id);
   // Moves a task to `status` (terminal statuses never change again: false then).
   bool update(Task& t, TaskStatus status, Clock::time_point now, std::optional<std::string> message = std::nullopt);
-  // Ends a task with its outcome, the answer tasks/result gives (completed, or failed for an
-  // error result); a task cancelled before keeps its status and outcome.
-  void finish(Task& t, std::string result, bool is_error, Clock::time_point now);
+  // Ends a task with its outcome (completed, or failed for an error result, whose text
+  // `message` says why); a task cancelled before keeps its status and outcome.
+  void finish(Task& t, Task::Outcome outcome, Clock::time_point now, std::optional<std::string> message = std::nullopt);
 
   struct Page {
     std::vector<const Task*> tasks;  // oldest first

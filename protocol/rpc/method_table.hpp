@@ -28,6 +28,7 @@ namespace llmx::rpc {
 struct RpcError {
   int code = kInternalError;
   std::string message;
+  std::optional<std::string> data = {};  // the error's `data` (JSON), when it has one
 };
 
 // The `{}` result.

@@ -123,10 +123,16 @@ TEST_CASE("mcp tasks: tasks/cancel interrupts the turn, and a finished task cann
   REQUIRE(again.is_error());
   CHECK(again.integer("/error/code") == -32602);
   CHECK(again.str("/error/message") == "Cannot cancel task: already in terminal status 'cancelled'");
-  // The turn really stopped: the conversation takes the next prompt.
+  // The turn really stops (cancelled is said at once, the turn ends just after; until then the
+  // conversation refuses another turn), and then the conversation takes the next prompt.
   auto thread = result.str("/result/structuredContent/threadId");
-  auto next = f.mcp.wait_for_response(f.mcp.call_reply(thread, "@mock:echo after"));
-  CHECK(result_text(next) == "echo: after");
+  std::string text;
+  for (int i = 0; i < 100; ++i) {
+    text = result_text(f.mcp.wait_for_response(f.mcp.call_reply(thread, "@mock:echo after")));
+    if (text.find("already running a turn") == std::string::npos) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(text == "echo: after");
 }
 
 TEST_CASE("mcp tasks: unknown ids and bad cursors are -32602, tasks/list pages every task") {
@@ -174,4 +180,24 @@ TEST_CASE("mcp tasks: a 2025-06-18 client has no tasks, its task parameter is ig
   auto get = f.task_call("tasks/get", "00000000-0000-4000-8000-000000000000");
   REQUIRE(get.is_error());
   CHECK(get.integer("/error/code") == -32601);
+}
+
+TEST_CASE("mcp tasks: a task and a plain call never share a turn of one conversation") {
+  TaskFixture f;
+  auto thread = f.task_call("tasks/result", f.call_as_task("@mock:echo first").str("/result/task/taskId"))
+                    .str("/result/structuredContent/threadId");
+  // A task runs a slow turn there; a plain llmx-reply is refused at once, the task goes on.
+  auto params = R"({"name":"llmx-reply","arguments":{"conversationId":")" + thread +
+                R"(","prompt":"@mock:slow delay_ms=200 deltas=3"},"task":{}})";
+  auto task_id = f.mcp.wait_for_response(f.mcp.request("tools/call", params)).str("/result/task/taskId");
+  auto plain = f.mcp.wait_for_response(f.mcp.call_reply(thread, "@mock:echo intruder"));
+  CHECK(result_is_error(plain));
+  CHECK(result_text(plain).find("already running a turn") != std::string::npos);
+  // A second task there is refused too: a task call's failure is a JSON-RPC error, not a result.
+  auto second = f.mcp.wait_for_response(f.mcp.request("tools/call", params));
+  REQUIRE(second.is_error());
+  CHECK(second.integer("/error/code") == -32602);
+  auto done = f.task_call("tasks/result", task_id);
+  CHECK_FALSE(result_is_error(done));
+  CHECK(result_text(done).find("intruder") == std::string::npos);
 }

@@ -285,7 +285,7 @@ TEST_CASE("mcp client: a server's elicitation reaches the MCP host with its form
   CHECK(contains(ask.str("/params/message"), "What is your name?"));
   CHECK(contains(ask.str("/params/message"), "fake"));
   CHECK(ask.str("/params/requestedSchema/properties/name/type") == "string");
-  CHECK(ask.str("/params/_meta/llmx_elicitation") == "mcp-elicitation");
+  CHECK(ask.str("/params/llmx_elicitation") == "mcp-elicitation");
   f.mcp->respond(ask.id(), R"({"action":"accept","content":{"name":"Ada"}})");
   f.mcp->wait_for_response(id);
   CHECK(f.last_tool_output() == R"([{"type":"text","text":"user said: {\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"}])");

@@ -36,7 +36,7 @@ TEST_CASE("mcp task book: an owner sees only its tasks, and a terminal status ne
   CHECK(book.update(t, TaskStatus::working, now + 2s));
   CHECK(book.update(t, TaskStatus::cancelled, now + 3s));
   CHECK_FALSE(book.update(t, TaskStatus::working, now + 4s));
-  book.finish(t, R"({"late":true})", false, now + 5s);  // the turn ended after the cancel
+  book.finish(t, {R"({"late":true})", false}, now + 5s);  // the turn ended after the cancel
   CHECK(t.status == TaskStatus::cancelled);
   CHECK(t.updated == now + 3s);
 }
@@ -67,7 +67,7 @@ TEST_CASE("mcp task book: ended tasks go after their ttl and a grace, running on
   auto now = TaskBook::Clock::now();
   auto running = book.create("", 60000, now).id;
   auto& done = book.create("", 60000, now);
-  book.finish(done, "{}", false, now + 10s);
+  book.finish(done, {"{}", false}, now + 10s);
   CHECK(done.status == TaskStatus::completed);
   CHECK(book.expire(now + 69s).empty());  // ttl passed, but ended only 59 s ago
   CHECK(book.expire(now + 71s) == std::vector<std::string>{done.id});
@@ -75,23 +75,38 @@ TEST_CASE("mcp task book: ended tasks go after their ttl and a grace, running on
   CHECK(book.get(running));
   // One that ran past its ttl is kept a grace period after it ended.
   auto& late = *book.get(running);
-  book.finish(late, "{}", true, now + 2h);
+  book.finish(late, {"{}", true}, now + 2h);
   CHECK(late.status == TaskStatus::failed);
   CHECK(book.expire(now + 2h + 30s).empty());
   CHECK(book.expire(now + 2h + 61s).size() == 1);
   CHECK(book.size() == 0);
 }
 
-TEST_CASE("mcp task book: a task's fields follow the 2025-11-25 Task shape") {
+TEST_CASE("mcp task book: a task's fields follow the 2025-11-25 Task and the 2026 extension's shapes") {
   TaskBook book;
   auto& t = book.create("", 90000, TaskBook::Clock::time_point{} + 1700000000s);
-  json::Writer w;
-  w.begin_object();
-  mcp::write_task_fields(w, t, 500ms);
-  w.end_object();
-  auto text = w.take();
+  auto v = mcp::view_of(t, 500ms);
+  auto text = mcp::task_2025(v);
   CHECK(text.find(R"("status":"working")") != std::string::npos);
   CHECK(text.find(R"("createdAt":"2023-11-14T22:13:20.000Z")") != std::string::npos);
   CHECK(text.find(R"("ttl":90000)") != std::string::npos);
   CHECK(text.find(R"("pollInterval":500)") != std::string::npos);
+  auto flat = mcp::create_task_2026(v);
+  CHECK(flat.find(R"("resultType":"task",)") != std::string::npos);
+  CHECK(flat.find(R"("ttlMs":90000)") != std::string::npos);
+  CHECK(flat.find(R"("pollIntervalMs":500)") != std::string::npos);
+  CHECK(flat.find(R"("io.modelcontextprotocol/serverInfo":{"name":"llmx-mcp-server")") != std::string::npos);
+  // A question while it waits; the answer once it has ended (an error result is `completed`).
+  v.status = "input_required";
+  v.questions = {{"call_1", R"({"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}})"}};
+  CHECK(mcp::task_get_2026(v).find(R"("inputRequests":{"call_1":{"method":"elicitation/create","params":{"mode":"form")") !=
+        std::string::npos);
+  v.status = "failed";
+  v.questions.clear();
+  v.result = R"({"content":[],"isError":true})";
+  auto got = mcp::task_get_2026(v);
+  CHECK(got.find(R"("status":"completed")") != std::string::npos);
+  CHECK(got.find(R"("result":{"resultType":"complete",)") != std::string::npos);
+  // 2025: the answer is tagged with its task.
+  CHECK(mcp::task_result_2025(v).starts_with(R"({"_meta":{"io.modelcontextprotocol/related-task":{"taskId":")"));
 }

@@ -120,11 +120,23 @@ TEST_CASE("outgoing requests: one approval event, the right request per route, a
   CHECK(v1->method == "execCommandApproval");
   CHECK(v1->call_id == "call-1");
   CHECK(v1->params.find(R"("conversationId":"conv")") != std::string::npos);
-  auto tool = id(42);
+  mcp::ElicitationTag tool{id(42), "sub"};
   auto mcp = approval_ask(event, "conv", &tool);
   REQUIRE(mcp);
   CHECK(mcp->method == "elicitation/create");
   CHECK(mcp->params.find("touch 'a b'") != std::string::npos);
+  CHECK(mcp->params.find(R"("mode":"form","_meta":{"llmx_elicitation":"exec-approval")") != std::string::npos);
+  // Before 2025-11-25: the reference's layout, correlation fields in the params.
+  mcp::ElicitationTag old{id(42), "sub", {}, false};
+  auto legacy = approval_ask(event, "conv", &old);
+  REQUIRE(legacy);
+  CHECK(legacy->params.find(R"(,"llmx_elicitation":"exec-approval")") != std::string::npos);
+  CHECK(legacy->params.find("_meta") == std::string::npos);
+  CHECK(legacy->params.find("mode") == std::string::npos);
+  // A task's question carries its tag.
+  mcp::ElicitationTag tasked{id(42), "sub", "t-1"};
+  CHECK(approval_ask(event, "conv", &tasked)->params.find(R"({"io.modelcontextprotocol/related-task":{"taskId":"t-1"})") !=
+        std::string::npos);
   ApplyPatchApprovalRequestEvent patch;
   patch.call_id = "p";
   auto p = approval_ask(ev("s", patch), "conv", nullptr);
