@@ -76,96 +76,35 @@ std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
 
 // How a call that cannot start is answered: a tool error result, or — for a call made as a
 // task, whose answer must be a task — a JSON-RPC error (-32602).
-std::function<void(const std::string&)> failure(session_ptr self, const mcp::ToolCallParams& params,
-                                                const ToolReply& reply) {
+CallFail failure(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
   if (as_task(self, params)) return [reply](const std::string& text) { reply(RpcError{rpc::kInvalidParams, text}); };
   return [reply](const std::string& text) { reply(mcp::tool_error(text)); };
 }
 
-void llmx_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
-  auto fail = failure(self, params, reply);
-  if (!params.arguments || params.arguments->is_null())
-    return fail("Missing arguments for llmx tool-call; the `prompt` field is required.");
-  mcp::LlmxToolArgs args;
-  Config cfg;
-  try {
-    args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
-    cfg = resolve_config(self, args.to_overrides());
-  } catch (const json::DecodeError& err) {
-    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
-  } catch (const ConfigError& err) {
-    return fail(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what()));
-  }
-  cfg.session_source = "mcp";
-  auto progress = progress_token(params);
+void tools_call_2025(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
   auto id = reply.id();
+  auto progress = progress_token(params);
   bool task = as_task(self, params);
   auto ttl = params.task ? params.task->ttl : std::nullopt;
-  if (!task) self->state.tool_calls.starting(id);
-  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
-      .then(
-          [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
-            auto conv_id = sc.session_id;
-            notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
-            if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
-            start_turn(self, reply, conv_id, conv, args.prompt, progress);
-          },
-          [=](caf::error& err) {
-            if (!task) self->state.tool_calls.abandon(id);
-            fail("Failed to start LLMX session: " + error_text(err));
-          });
-}
-
-void reply_tool(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
   auto fail = failure(self, params, reply);
-  if (!params.arguments || params.arguments->is_null())
-    return fail("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` fields are required.");
-  mcp::ReplyToolArgs args;
-  try {
-    args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
-  } catch (const json::DecodeError& err) {
-    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
-  }
-  if (!is_uuid(args.conversationId))
-    return fail("Failed to parse conversation_id: not a UUID: " + args.conversationId);
-  if (auto* running = self->state.tool_calls.running(args.conversationId))
-    return fail(fmt::format("Conversation {} is already running a turn (request {}); wait for it to finish or "
-                            "cancel it first.", args.conversationId, running->request_id.json));
-  Config cfg;
-  try {
-    cfg = resolve_config(self);
-  } catch (const std::exception& err) {
-    return fail(fmt::format("Failed to load LLMX configuration: {}", err.what()));
-  }
-  cfg.session_source = "mcp";
-  auto progress = progress_token(params);
-  auto id = reply.id();
-  auto conv_id = args.conversationId;
-  bool task = as_task(self, params);
-  auto ttl = params.task ? params.task->ttl : std::nullopt;
-  auto go = [=](conversation_actor conv) {
-    if (task) return start_task(self, reply, conv_id, conv, args.prompt, progress, ttl);
-    start_turn(self, reply, conv_id, conv, args.prompt, progress);
-  };
   if (!task) self->state.tool_calls.starting(id);
-  // A live conversation, or a stored one resumed (after a restart of the server, say).
-  self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
-      .then(go, [=](caf::error&) {
-        ResumeThread req{cfg, ThreadRef{cfg.llmx_home, conv_id, {}}, {}};
-        self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
-            .then([=](conversation_actor conv, SessionConfiguredEvent&) { go(conv); },
-                  [=](caf::error&) {
-                    if (!task) self->state.tool_calls.abandon(id);
-                    fail("Session not found for conversation_id: " + conv_id);
-                  });
+  with_call_conversation(
+      self, params, id, true,
+      [=](const std::string& text) {
+        if (!task) self->state.tool_calls.abandon(id);
+        fail(text);
+      },
+      [=](conversation_actor conv, const std::string& conv_id, const std::string& prompt) {
+        if (task) return start_task(self, reply, conv_id, conv, prompt, progress, ttl);
+        start_turn(self, reply, conv_id, conv, prompt, progress);
       });
 }
 
 void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
   if (self->state.shutting_down) return reply(mcp::tool_error("The server is shutting down."));
-  if (p.name == "llmx") return llmx_tool(self, p, reply);
-  if (p.name == "llmx-reply") return reply_tool(self, p, reply);
-  reply(RpcError{rpc::kInvalidParams, fmt::format("Unknown tool: {}", p.name)});
+  if (p.name != "llmx" && p.name != "llmx-reply")
+    return reply(RpcError{rpc::kInvalidParams, fmt::format("Unknown tool: {}", p.name)});
+  tools_call_2025(self, p, reply);
 }
 
 void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::InitializeResult> reply) {
@@ -229,11 +168,70 @@ void tasks_list(session_ptr self, mcp::TaskListParams p, Reply<RawJson> reply) {
 // notifications/cancelled: a call still starting is cancelled as soon as it starts; a running
 // one is interrupted (its request then gets no reply, P6).
 void cancelled(session_ptr self, mcp::CancelledParams p) {
+  if (cancel_stateless_call(self, p.requestId.text)) return;
   if (auto call = self->state.tool_calls.cancel(p.requestId.text))
     caf::anon_send(call->conversation, submit_atom::value, Submission{call->sub_id, InterruptOp{}});
 }
 
 }  // namespace
+
+void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params, const rpc::Id& id, bool announce,
+                            CallFail fail, CallRun run) {
+  if (params.name == "llmx") {
+    if (!params.arguments || params.arguments->is_null())
+      return fail("Missing arguments for llmx tool-call; the `prompt` field is required.");
+    mcp::LlmxToolArgs args;
+    Config cfg;
+    try {
+      args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
+      cfg = resolve_config(self, args.to_overrides());
+    } catch (const json::DecodeError& err) {
+      return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
+    } catch (const ConfigError& err) {
+      return fail(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what()));
+    }
+    cfg.session_source = "mcp";
+    self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
+        .then(
+            [=](conversation_actor conv, SessionConfiguredEvent sc) mutable {
+              auto conv_id = sc.session_id;
+              if (announce) notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
+              run(conv, conv_id, args.prompt);
+            },
+            [=](caf::error& err) { fail("Failed to start LLMX session: " + error_text(err)); });
+    return;
+  }
+  if (!params.arguments || params.arguments->is_null())
+    return fail("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` fields are required.");
+  mcp::ReplyToolArgs args;
+  try {
+    args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
+  } catch (const json::DecodeError& err) {
+    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
+  }
+  if (!is_uuid(args.conversationId)) return fail("Failed to parse conversation_id: not a UUID: " + args.conversationId);
+  if (auto* running = self->state.tool_calls.running(args.conversationId))
+    return fail(fmt::format("Conversation {} is already running a turn (request {}); wait for it to finish or "
+                            "cancel it first.", args.conversationId, running->request_id.json));
+  Config cfg;
+  try {
+    cfg = resolve_config(self);
+  } catch (const std::exception& err) {
+    return fail(fmt::format("Failed to load LLMX configuration: {}", err.what()));
+  }
+  cfg.session_source = "mcp";
+  auto conv_id = args.conversationId;
+  auto prompt = args.prompt;
+  // A live conversation, or a stored one resumed (after a restart of the server, say).
+  self->request(self->state.manager, caf::infinite, find_conv_atom::value, conv_id)
+      .then([=](conversation_actor conv) { run(conv, conv_id, prompt); },
+            [=](caf::error&) {
+              ResumeThread req{cfg, ThreadRef{cfg.llmx_home, conv_id, {}}, {}};
+              self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
+                  .then([=](conversation_actor conv, SessionConfiguredEvent&) { run(conv, conv_id, prompt); },
+                        [=](caf::error&) { fail("Session not found for conversation_id: " + conv_id); });
+            });
+}
 
 void bind_mcp_methods(Methods& t) {
   constexpr auto mcp = rpc::Export::no;

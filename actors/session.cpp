@@ -107,6 +107,8 @@ const Methods& methods_of(session_ptr self) {
 
 void on_request(session_ptr self, const rpc::Incoming& in) {
   auto& st = self->state;
+  // MCP 2026-07-28 is chosen per request, by the version its `_meta` names (no handshake).
+  if (st.flavor == SessionState::Flavor::mcp && mcp::is_stateless_request(in.params)) return serve_stateless(self, in);
   if (st.flavor == SessionState::Flavor::app && !st.initialized && in.method != "initialize")
     return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"));
   if (!methods_of(self).call(self, in, st.responder))

@@ -19,6 +19,7 @@
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/mcp.hpp"
+#include "protocol/rpc/mcp_stateless.hpp"
 #include "protocol/rpc/method_table.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
@@ -38,6 +39,10 @@ struct SessionState {
   std::string client_suffix;
   mcp::ClientCapabilities client_caps;  // what the MCP client declared in initialize
   std::string protocol_version;         // the MCP version negotiated in initialize
+  // The 2026-07-28 request being dispatched: what its `_meta` says of the client.
+  std::optional<mcp::RequestMeta> request_meta;
+  // 2026-07-28 calls waiting for their turn, by request id (JSON): the task each runs as.
+  std::map<std::string, std::string> stateless_calls;
   ToolCalls tool_calls;        // the MCP server's tools/call in flight
   Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
   OutgoingRequests outgoing;   // approvals we asked the client, by request id
@@ -139,6 +144,14 @@ inline void subscribe(session_ptr self, const conversation_actor& conv) {
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
 }
 
+// The conversation an MCP tools/call of `llmx` (started) or `llmx-reply` (live or resumed) runs
+// in: `run` gets it with the prompt, `fail` the reason it cannot be had (bad arguments...).
+// `announce`: send its session_configured as llmx/event first (not to 2026 clients).
+using CallFail = std::function<void(const std::string&)>;
+using CallRun = std::function<void(conversation_actor, const std::string& conversation_id, const std::string& prompt)>;
+void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params, const rpc::Id& id, bool announce,
+                            CallFail fail, CallRun run);
+
 // The methods each file serves, bound into a server's table.
 void bind_mcp_methods(Methods& t);           // mcp_methods.cpp: MCP itself and its tools
 void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, thread/*, turn/*
@@ -147,6 +160,13 @@ enum class ModelListShape { items, data };  // model/list's result key per serve
 void bind_thread_methods(Methods& t, ModelListShape shape);  // thread_methods.cpp: stored threads, models
 void bind_account_methods(Methods& t);       // account_methods.cpp: identity, auth, account, feedback
 void bind_workspace_methods(Methods& t);     // workspace_methods.cpp: git diff, one-off commands, file search
+
+// MCP 2026-07-28 (mcp_stateless_methods.cpp): a request whose `_meta` names its protocol
+// version is checked and served from its own table (methods 2026 removed are -32601).
+void serve_stateless(session_ptr self, const rpc::Incoming& in);
+// notifications/cancelled for a 2026 call still waiting on its turn: the turn stops and the call
+// gets no reply. False when no such call waits.
+bool cancel_stateless_call(session_ptr self, const std::string& request_id_json);
 
 // The servers' tables, built once.
 const Methods& mcp_server_methods();
