@@ -43,5 +43,10 @@ execute_process(COMMAND ${NODE} ${JS_DIR}/validate_traffic.mjs ${schema}/llmx_ap
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "captured mcp-server traffic does not match the exported schema (${rc})")
 endif()
+# The MCP protocol's own messages against the official schemas (2025-11-25, 2026-07-28).
+execute_process(COMMAND ${NODE} ${JS_DIR}/validate_mcp_wire.mjs ${mcp_traffic} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "captured mcp-server traffic does not match the official MCP schemas (${rc})")
+endif()
 file(REMOVE ${traffic} ${mcp_traffic})
 file(REMOVE_RECURSE ${schema})
