@@ -77,8 +77,8 @@ std::optional<RawJson> progress_token(const mcp::ToolCallParams& params) {
 // How a call that cannot start is answered: a tool error result, or — for a call made as a
 // task, whose answer must be a task — a JSON-RPC error (-32602).
 CallFail failure(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
-  if (as_task(self, params)) return [reply](const std::string& text) { reply(RpcError{rpc::kInvalidParams, text}); };
-  return [reply](const std::string& text) { reply(mcp::tool_error(text)); };
+  if (as_task(self, params)) return [reply](const std::string& text, int code) { reply(RpcError{code, text}); };
+  return [reply](const std::string& text, int) { reply(mcp::tool_error(text)); };
 }
 
 void tools_call_2025(session_ptr self, const mcp::ToolCallParams& params, const ToolReply& reply) {
@@ -90,9 +90,9 @@ void tools_call_2025(session_ptr self, const mcp::ToolCallParams& params, const 
   if (!task) self->state.tool_calls.starting(id);
   with_call_conversation(
       self, params, id, true,
-      [=](const std::string& text) {
+      [=](const std::string& text, int code) {
         if (!task) self->state.tool_calls.abandon(id);
-        fail(text);
+        fail(text, code);
       },
       [=](conversation_actor conv, const std::string& conv_id, const std::string& prompt) {
         if (task) return start_task(self, reply, conv_id, conv, prompt, progress, ttl);
@@ -179,16 +179,16 @@ void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params,
                             CallFail fail, CallRun run) {
   if (params.name == "llmx") {
     if (!params.arguments || params.arguments->is_null())
-      return fail("Missing arguments for llmx tool-call; the `prompt` field is required.");
+      return fail("Missing arguments for llmx tool-call; the `prompt` field is required.", rpc::kInvalidParams);
     mcp::LlmxToolArgs args;
     Config cfg;
     try {
       args = json::parse_as<mcp::LlmxToolArgs>(params.arguments->text);
       cfg = resolve_config(self, args.to_overrides());
     } catch (const json::DecodeError& err) {
-      return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
+      return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()), rpc::kInvalidParams);
     } catch (const ConfigError& err) {
-      return fail(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what()));
+      return fail(fmt::format("Failed to load LLMX configuration from overrides: {}", err.what()), rpc::kInvalidParams);
     }
     cfg.session_source = "mcp";
     self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(cfg))
@@ -198,26 +198,29 @@ void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params,
               if (announce) notify(self, "llmx/event", mcp::event_params(id, Event{"", std::move(sc)}));
               run(conv, conv_id, args.prompt);
             },
-            [=](caf::error& err) { fail("Failed to start LLMX session: " + error_text(err)); });
+            [=](caf::error& err) { fail("Failed to start LLMX session: " + error_text(err), rpc::kInternalError); });
     return;
   }
   if (!params.arguments || params.arguments->is_null())
-    return fail("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` fields are required.");
+    return fail("Missing arguments for llmx-reply tool-call; the `conversationId` and `prompt` fields are required.",
+                rpc::kInvalidParams);
   mcp::ReplyToolArgs args;
   try {
     args = json::parse_as<mcp::ReplyToolArgs>(params.arguments->text);
   } catch (const json::DecodeError& err) {
-    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()));
+    return fail(fmt::format("Failed to parse configuration for LLMX tool: {}", err.what()), rpc::kInvalidParams);
   }
-  if (!is_uuid(args.conversationId)) return fail("Failed to parse conversation_id: not a UUID: " + args.conversationId);
+  if (!is_uuid(args.conversationId))
+    return fail("Failed to parse conversation_id: not a UUID: " + args.conversationId, rpc::kInvalidParams);
   if (auto* running = self->state.tool_calls.running(args.conversationId))
     return fail(fmt::format("Conversation {} is already running a turn (request {}); wait for it to finish or "
-                            "cancel it first.", args.conversationId, running->request_id.json));
+                            "cancel it first.", args.conversationId, running->request_id.json),
+                rpc::kInvalidParams);
   Config cfg;
   try {
     cfg = resolve_config(self);
   } catch (const std::exception& err) {
-    return fail(fmt::format("Failed to load LLMX configuration: {}", err.what()));
+    return fail(fmt::format("Failed to load LLMX configuration: {}", err.what()), rpc::kInternalError);
   }
   cfg.session_source = "mcp";
   auto conv_id = args.conversationId;
@@ -229,7 +232,7 @@ void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params,
               ResumeThread req{cfg, ThreadRef{cfg.llmx_home, conv_id, {}}, {}};
               self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
                   .then([=](conversation_actor conv, SessionConfiguredEvent&) { run(conv, conv_id, prompt); },
-                        [=](caf::error&) { fail("Session not found for conversation_id: " + conv_id); });
+                        [=](caf::error&) { fail("Session not found for conversation_id: " + conv_id, rpc::kInvalidParams); });
             });
 }
 

@@ -18,7 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using RawReply = Reply<RawJson>;
-constexpr auto kStateLifetime = std::chrono::hours(1);
 
 // tools/call params of 2026-07-28: a retry adds the answers and the state.
 struct StatelessCallParams {
@@ -51,7 +50,7 @@ const mcp::RequestMeta& meta(session_ptr self) { return *self->state.request_met
 
 // Cancels a task (its turn stops); nobody waits for the answer.
 void cancel_task(session_ptr self, const std::string& task_id) {
-  TaskWatch w{self->state.options.principal, task_id, TaskWatch::Until::now, true};
+  TaskWatch w{self->state.options.principal, task_id, TaskWatch::Until::now, true, true};
   self->request(self->state.options.tasks, caf::infinite, std::move(w), caf::actor_cast<session_actor>(self))
       .then([](mcp::TaskView&) {}, [](caf::error&) {});
 }
@@ -73,28 +72,21 @@ void give_answers(session_ptr self, const std::string& task_id, const RawJson& r
 }
 
 // Answers a call once its turn has ended (the result) or waits on the user (its questions and a
-// sealed state to continue with; -32021 and the turn stopped when the client cannot answer).
+// sealed state to continue with, valid as long as the turn waits for the answer).
 void answer_when_ready(session_ptr self, const RawReply& reply, const std::string& task_id, const std::string& digest,
-                       bool can_elicit) {
+                       std::optional<RawJson> progress, std::chrono::milliseconds lifetime) {
   auto& st = self->state;
   st.stateless_calls[reply.id().json] = task_id;
-  TaskWatch w{st.options.principal, task_id, TaskWatch::Until::input, false};
+  TaskWatch w{st.options.principal, task_id, TaskWatch::Until::input, false, true, std::move(progress)};
   self->request(st.options.tasks, caf::infinite, std::move(w), caf::actor_cast<session_actor>(self))
       .then(
           [=](mcp::TaskView& task) {
             auto& st = self->state;
             if (!st.stateless_calls.erase(reply.id().json)) return;  // cancelled meanwhile: no reply
             if (task.terminal()) return reply(RawJson{mcp::stateless_result(task.result.value_or("{}"))});
-            if (!can_elicit) {
-              cancel_task(self, task_id);
-              return reply(mcp::missing_capability(
-                  "This call needs the user's approval: declare the elicitation capability (form mode) to answer it.",
-                  R"({"elicitation":{"form":{}}})"));
-            }
             std::vector<std::pair<std::string, std::string>> questions;
             for (auto& q : task.questions) questions.emplace_back(q.key, q.params);
-            auto state = seal().seal({task_id, st.options.principal, digest,
-                                      now_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(kStateLifetime).count()});
+            auto state = seal().seal({task_id, st.options.principal, digest, now_ms() + lifetime.count()});
             reply(RawJson{mcp::input_required_result(questions, state)});
           },
           [=](caf::error& err) {
@@ -106,43 +98,81 @@ void discover(session_ptr, RawJson, RawReply reply) { reply(RawJson{mcp::discove
 
 void tools_list(session_ptr, RawJson, RawReply reply) { reply(RawJson{mcp::stateless_tools_list()}); }
 
+// The approval policy a call of `llmx` would run under (its argument, else the configuration).
+std::optional<AskForApproval> call_policy(session_ptr self, const StatelessCallParams& p) {
+  if (p.name != "llmx" || !p.arguments) return std::nullopt;
+  try {
+    auto args = json::parse_as<mcp::LlmxToolArgs>(p.arguments->text);
+    return resolve_config(self, args.to_overrides()).approval_policy;
+  } catch (const std::exception&) {
+    return std::nullopt;  // with_call_conversation says what is wrong
+  }
+}
+
 void tools_call(session_ptr self, StatelessCallParams p, RawReply reply) {
   auto& st = self->state;
   if (p.name != "llmx" && p.name != "llmx-reply")
     return reply(RpcError{rpc::kInvalidParams, fmt::format("Unknown tool: {}", p.name)});
   if (st.shutting_down) return reply(RpcError{rpc::kInternalError, "The server is shutting down."});
   const auto m = meta(self);
+  bool can_elicit = m.capabilities.elicitation_form;
   auto digest = mcp::call_digest(p.name, p.arguments ? p.arguments->text : "null");
+  // The state lives as long as a question waits for its answer (approval_timeout).
+  std::chrono::milliseconds lifetime{600000};
+  try {
+    lifetime = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(resolve_config(self).approval_timeout_ms),
+                                                   std::chrono::hours(1));
+  } catch (const std::exception&) {
+  }
+  // This round's progress token (a task's progress is not the extension's).
+  std::optional<RawJson> progress;
+  if (p._meta && !p._meta->progressToken.is_null() && !m.tasks_extension) progress = p._meta->progressToken;
+  if (p.inputResponses && (!p.requestState || !p.inputResponses->text.starts_with("{")))
+    return reply(RpcError{rpc::kInvalidParams, "Invalid params: inputResponses must be an object and come with the "
+                                               "requestState of the answer that asked for them"});
   if (p.requestState) {  // a retry: the answers go to the waiting turn, then the call goes on
     auto state = seal().open(*p.requestState);
     if (!state || state->owner != st.options.principal || state->call_digest != digest)
       return reply(RpcError{rpc::kInvalidParams, "Invalid params: requestState is not one this server gave for this "
                                                  "call (or the server restarted since); call again without it"});
-    if (state->expires_ms < now_ms())
+    if (state->expires_ms < now_ms()) {
+      cancel_task(self, state->task_id);  // nobody will answer its questions any more
       return reply(RpcError{rpc::kInvalidParams, "Invalid params: requestState has expired; call again without it"});
+    }
     if (p.inputResponses) give_answers(self, state->task_id, *p.inputResponses);
-    return answer_when_ready(self, reply, state->task_id, digest, m.capabilities.elicitation_form);
+    return answer_when_ready(self, reply, state->task_id, digest, progress, lifetime);
   }
+  // A call that asks before every command the client cannot answer cannot run at all; under the
+  // other policies, approvals are exceptions and the policy decides them (as in 2025).
+  if (!can_elicit && call_policy(self, p) == AskForApproval::untrusted)
+    return reply(mcp::missing_capability("approval-policy untrusted asks before commands: declare the elicitation "
+                                         "capability (form mode) to answer, or choose another policy",
+                                         R"({"elicitation":{"form":{}}})"));
+  auto id = reply.id();
+  st.stateless_calls[id.json] = "";  // starting: a cancel now stops it as soon as it runs
   mcp::ToolCallParams call{p.name, p.arguments, p._meta, std::nullopt};
-  std::optional<RawJson> progress;
-  if (p._meta && !p._meta->progressToken.is_null()) progress = p._meta->progressToken;
   with_call_conversation(
-      self, call, reply.id(), false, [reply](const std::string& text) { reply(RpcError{rpc::kInvalidParams, text}); },
+      self, call, id, false,
+      [=](const std::string& text, int code) {
+        if (self->state.stateless_calls.erase(id.json)) reply(RpcError{code, text});
+      },
       [=](conversation_actor conv, const std::string& conv_id, const std::string& prompt) {
         auto& st = self->state;
         remember(self, conv_id, conv);
-        bool can_elicit = m.capabilities.elicitation_form;
         TaskStart start{.owner = st.options.principal, .ttl_ms = std::nullopt, .conversation_id = conv_id,
-                        .request_id = reply.id().json, .progress_token = progress, .can_elicit = can_elicit,
-                        .stateless = true, .input = UserInputOp{{TextInput{prompt}}, true}};
+                        .request_id = id.json, .progress_token = progress, .can_elicit = can_elicit,
+                        .stateless = true, .input = UserInputOp{{TextInput{prompt}}, can_elicit}};
         self->request(st.options.tasks, caf::infinite, std::move(start), conv, caf::actor_cast<session_actor>(self))
             .then(
                 [=](mcp::TaskView& task) {
+                  if (!self->state.stateless_calls.erase(id.json)) return cancel_task(self, task.id);
                   // A client with the tasks extension polls the task; any other waits for the turn.
                   if (m.tasks_extension) return reply(RawJson{mcp::create_task_2026(task)});
-                  answer_when_ready(self, reply, task.id, digest, can_elicit);
+                  answer_when_ready(self, reply, task.id, digest, progress, lifetime);
                 },
-                [=](caf::error& err) { reply(board_error(err)); });
+                [=](caf::error& err) {
+                  if (self->state.stateless_calls.erase(id.json)) reply(board_error(err));
+                });
       });
 }
 
@@ -156,6 +186,7 @@ bool tasks_declared(session_ptr self, const RawReply& reply) {
 
 void watch(session_ptr self, TaskWatch w, const RawReply& reply, std::function<std::string(const mcp::TaskView&)> encode) {
   w.owner = self->state.options.principal;
+  w.stateless = true;
   self->request(self->state.options.tasks, caf::infinite, std::move(w), caf::actor_cast<session_actor>(self))
       .then([=](mcp::TaskView& task) { reply(RawJson{encode(task)}); },
             [=](caf::error& err) { reply(board_error(err)); });
@@ -192,7 +223,7 @@ bool cancel_stateless_call(session_ptr self, const std::string& request_id_json)
   auto& st = self->state;
   auto it = st.stateless_calls.find(request_id_json);
   if (it == st.stateless_calls.end()) return false;
-  cancel_task(self, it->second);
+  if (!it->second.empty()) cancel_task(self, it->second);  // still starting: stopped once it has a task
   st.stateless_calls.erase(it);
   return true;
 }

@@ -82,6 +82,8 @@ void wake(board_ptr self, Running& run, const mcp::Task& t) {
   if (!ended && !asking) return;
   auto v = view(self, t);
   auto& ws = run.waiters;
+  // A 2026 call answered with its questions is over: its progress token with it.
+  if (asking && run.stateless) self->state.calls.set_progress_token(run.conversation_id, std::nullopt);
   for (auto it = ws.begin(); it != ws.end();)
     if (ended || it->input_too) {
       it->promise.deliver(v);
@@ -167,10 +169,9 @@ void on_event(board_ptr self, const std::string& conversation_id, const Event& e
     mcp::ElicitationTag tag{run.request_id, ev.id, run.stateless ? std::string() : task_id};
     if (auto ask = approval_ask(ev, conversation_id, &tag)) {
       PendingApproval route{run.conversation, ask->call_id, ask->kind, ask->server_name, task_id};
-      if (!run.stateless && !run.can_elicit) {  // nobody to ask: declined at once (P3)
+      if (!run.can_elicit) {  // nobody to ask: declined at once (P3)
         caf::anon_send(run.conversation, submit_atom::value, answer_submission(route, std::nullopt));
       } else {
-        // A 2026 client that cannot answer sees the question too: its call fails with -32021.
         // Keys are unique per task: forwarded questions carry their server's own request ids.
         auto key = ask->kind == AskKind::elicitation ? ask->server_name + "/" + ask->call_id : ask->call_id;
         auto& pending = run.asks[key];
@@ -220,7 +221,7 @@ void cancel(board_ptr self, mcp::Task& t) {
 caf::result<mcp::TaskView> watch(board_ptr self, const TaskWatch& w, const session_actor& session) {
   auto& st = self->state;
   auto* t = st.book.find(w.task_id, w.owner);
-  if (!t) return not_found();
+  if (!t || t->stateless != w.stateless) return not_found();
   if (w.cancel) {  // (not attached: its questions are about to go)
     if (mcp::is_terminal(t->status))
       return refuse(Refusal::request, fmt::format("Cannot cancel task: already in terminal status '{}'",
@@ -229,7 +230,11 @@ caf::result<mcp::TaskView> watch(board_ptr self, const TaskWatch& w, const sessi
     return view(self, *t);
   }
   auto rit = st.running.find(t->id);
-  if (rit != st.running.end()) attach(self, rit->second, session);
+  if (rit != st.running.end()) {
+    attach(self, rit->second, session);
+    if (w.until == TaskWatch::Until::input)  // a 2026 round: its own progress token, or none
+      st.calls.set_progress_token(rit->second.conversation_id, w.progress_token);
+  }
   bool ready = w.until == TaskWatch::Until::now || mcp::is_terminal(t->status) ||
                (w.until == TaskWatch::Until::input && t->status == mcp::TaskStatus::input_required);
   if (ready || rit == st.running.end()) return view(self, *t);
@@ -259,7 +264,7 @@ mcp_task_board_actor::behavior_type board_impl(board_ptr self, mcp::TaskBook::Li
         if (st.by_conversation.count(start.conversation_id))
           return refuse(Refusal::request, fmt::format("Conversation {} is already running a task; wait for it or "
                                                       "cancel it first.", start.conversation_id));
-        auto& t = st.book.create(start.owner, start.ttl_ms, Clock::now());
+        auto& t = st.book.create(start.owner, start.ttl_ms, Clock::now(), start.stateless);
         auto request_id = rpc::Id{start.request_id};
         st.calls.starting(request_id);
         st.calls.start(request_id, start.conversation_id, conv, t.id, start.progress_token);

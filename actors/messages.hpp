@@ -354,8 +354,12 @@ struct TaskWatch {
   std::string owner;
   std::string task_id;
   Until until = Until::now;
-  bool cancel = false;  // cancel it first (tasks/cancel)
-  LLMX_FIELDS(v("owner", s.owner); v("task_id", s.task_id); v("until", s.until); v("cancel", s.cancel))
+  bool cancel = false;     // cancel it first (tasks/cancel)
+  bool stateless = false;  // asked by a 2026 request: only 2026 tasks are its (and 2025 ones a 2025 client's)
+  // A 2026 call waiting for its turn again: progress follows this round's token from now on.
+  std::optional<RawJson> progress_token = {};
+  LLMX_FIELDS(v("owner", s.owner); v("task_id", s.task_id); v("until", s.until); v("cancel", s.cancel);
+              v("stateless", s.stateless); v("progress_token", s.progress_token))
 };
 
 template <>
@@ -372,7 +376,7 @@ struct TaskList {
   std::string owner;
   std::optional<std::string> cursor;
   LLMX_FIELDS(v("owner", s.owner); v("cursor", s.cursor))
-};
+};  // (2025-11-25 only: the calls 2026 clients made are not theirs to list)
 
 // The board asks the client something for a task (2025-11-25: elicitation/create on the
 // session, tagged with the task).

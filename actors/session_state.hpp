@@ -145,9 +145,10 @@ inline void subscribe(session_ptr self, const conversation_actor& conv) {
 }
 
 // The conversation an MCP tools/call of `llmx` (started) or `llmx-reply` (live or resumed) runs
-// in: `run` gets it with the prompt, `fail` the reason it cannot be had (bad arguments...).
+// in: `run` gets it with the prompt, `fail` the reason it cannot be had and whose it is
+// (-32602: bad arguments, unknown conversation; -32603: we failed).
 // `announce`: send its session_configured as llmx/event first (not to 2026 clients).
-using CallFail = std::function<void(const std::string&)>;
+using CallFail = std::function<void(const std::string& reason, int code)>;
 using CallRun = std::function<void(conversation_actor, const std::string& conversation_id, const std::string& prompt)>;
 void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params, const rpc::Id& id, bool announce,
                             CallFail fail, CallRun run);

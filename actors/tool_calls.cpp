@@ -36,6 +36,10 @@ std::optional<ToolCall> ToolCalls::cancel_conversation(const std::string& conver
   return it->second;
 }
 
+void ToolCalls::set_progress_token(const std::string& conversation_id, std::optional<RawJson> token) {
+  if (auto it = calls_.find(conversation_id); it != calls_.end()) it->second.progress_token = std::move(token);
+}
+
 std::vector<ToolCall> ToolCalls::cancel_all() {
   std::vector<ToolCall> out;
   for (auto& [_, call] : calls_) {

@@ -54,6 +54,8 @@ class ToolCalls {
   // The call running in a conversation is cancelled (an MCP task cancelled by its id); returns
   // it to interrupt, once.
   std::optional<ToolCall> cancel_conversation(const std::string& conversation_id);
+  // The progress token the call in a conversation reports to from now on (none: no progress).
+  void set_progress_token(const std::string& conversation_id, std::optional<RawJson> token);
   // eof: every running call is cancelled; returns those to interrupt.
   std::vector<ToolCall> cancel_all();
   // The conversation of a call ended (its actor is gone): the call ends with an error result

@@ -139,12 +139,14 @@ std::optional<std::pair<int64_t, uint64_t>> parse_cursor(std::string_view c) {
 }
 }  // namespace
 
-Task& TaskBook::create(const std::string& owner, std::optional<int64_t> requested_ttl_ms, Clock::time_point now) {
+Task& TaskBook::create(const std::string& owner, std::optional<int64_t> requested_ttl_ms, Clock::time_point now,
+                       bool stateless) {
   auto ttl = requested_ttl_ms ? std::chrono::milliseconds(*requested_ttl_ms) : limits_.default_ttl;
   ttl = std::clamp(ttl, limits_.min_ttl, limits_.max_ttl);
   Task t;
   t.id = new_task_id();
   t.owner = owner;
+  t.stateless = stateless;
   t.created = t.updated = now;
   t.ttl = ttl;
   auto key = std::pair{millis(now), ++sequence_};
@@ -198,7 +200,7 @@ std::optional<TaskBook::Page> TaskBook::list(const std::string& owner, const std
   Page page;
   for (; it != order_.end(); ++it) {
     const auto& t = tasks_.at(it->second);
-    if (t.owner != owner) continue;
+    if (t.owner != owner || t.stateless) continue;
     if (page.tasks.size() == limits_.page_size) {
       auto last = order_of_.at(page.tasks.back()->id);
       page.next_cursor = fmt::format("{}.{}", last.first, last.second);

@@ -52,6 +52,7 @@ struct Task {
   };
   std::string id;
   std::string owner;  // who may see it (an auth principal; "" when clients are not told apart)
+  bool stateless = false;  // made by a 2026-07-28 request (the 2025 methods do not see it)
   TaskStatus status = TaskStatus::working;
   std::optional<std::string> status_message;
   Clock::time_point created, updated;
@@ -126,7 +127,8 @@ class TaskBook {
   explicit TaskBook(Limits limits) : limits_(limits) {}
 
   // A new working task; the ttl the client asked for is kept within the limits.
-  Task& create(const std::string& owner, std::optional<int64_t> requested_ttl_ms, Clock::time_point now);
+  Task& create(const std::string& owner, std::optional<int64_t> requested_ttl_ms, Clock::time_point now,
+               bool stateless = false);
   // The task, when it exists and `owner` may see it.
   Task* find(const std::string& id, const std::string& owner);
   // The task, whoever owns it (for the runner that feeds the book).
@@ -143,7 +145,7 @@ class TaskBook {
     std::vector<const Task*> tasks;  // oldest first
     std::optional<std::string> next_cursor;
   };
-  // One page of `owner`'s tasks; nullopt for a cursor this book did not give.
+  // One page of `owner`'s 2025 tasks; nullopt for a cursor this book did not give.
   std::optional<Page> list(const std::string& owner, const std::optional<std::string>& cursor) const;
 
   // Forgets the tasks whose time is up: terminal ones past their ttl and at least `grace` after

@@ -216,3 +216,22 @@ TEST_CASE("mcp 2026: llmx-reply resumes a stored conversation after the server r
   // The model saw the earlier turn: the history came back from the rollout.
   CHECK(mock.requests_json().find("remember me") != std::string::npos);
 }
+
+TEST_CASE("mcp 2026: a cancelled call gets no reply, stray answers are refused, tasks stay in their revision") {
+  Stateless f;
+  auto slow = f.mcp.request("tools/call", "{" + f.llmx_args("@mock:slow delay_ms=1000 deltas=5") + R"(,"_meta":)" +
+                                              meta(kElicit) + "}");
+  f.mcp.notify("notifications/cancelled", R"({"requestId":)" + slow + "}");
+  // Answers without the state that asked for them.
+  auto stray = f.call("tools/call", f.llmx_args("@mock:echo x") + R"(,"inputResponses":{"k":{"action":"accept"}})");
+  CHECK(stray.integer("/error/code") == -32602);
+  f.mcp.drain(1500ms);
+  CHECK(f.mcp.responses_for(slow).empty());
+  // A 2026 task is not a 2025 client's, and a 2025 task not a 2026 client's.
+  auto task_id = f.call("tools/call", f.llmx_args("@mock:echo t"), kTasks).str("/result/taskId");
+  f.mcp.initialize("2025-11-25", R"({"elicitation":{},"tasks":{}})");
+  auto old = f.mcp.wait_for_response(f.mcp.request("tasks/get", R"({"taskId":")" + task_id + R"("})"));
+  CHECK(old.integer("/error/code") == -32602);
+  auto listed = f.mcp.wait_for_response(f.mcp.request("tasks/list", "{}"));
+  CHECK(array_size(listed, "/result/tasks") == 0);
+}
