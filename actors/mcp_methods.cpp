@@ -142,9 +142,12 @@ bool tasks_served(session_ptr self, const std::string& method, const rpc::Id& id
 template <class Encode>
 void watch_task(session_ptr self, TaskWatch w, const Reply<RawJson>& reply, Encode encode) {
   w.owner = self->state.options.principal;
+  // A request the client cancels (notifications/cancelled) while it waits gets no reply.
+  auto key = reply.id().json;
+  self->state.task_waits.insert(key);
   self->request(self->state.options.tasks, caf::infinite, std::move(w), caf::actor_cast<session_actor>(self))
-      .then([=](mcp::TaskView& task) { reply(RawJson{encode(task)}); },
-            [=](caf::error& err) { reply(board_error(err)); });
+      .then([=](mcp::TaskView& task) { if (self->state.task_waits.erase(key)) reply(RawJson{encode(task)}); },
+            [=](caf::error& err) { if (self->state.task_waits.erase(key)) reply(board_error(err)); });
 }
 
 void tasks_get(session_ptr self, mcp::TaskIdParams p, Reply<RawJson> reply) {
@@ -169,6 +172,7 @@ void tasks_list(session_ptr self, mcp::TaskListParams p, Reply<RawJson> reply) {
 // one is interrupted (its request then gets no reply, P6).
 void cancelled(session_ptr self, mcp::CancelledParams p) {
   if (cancel_stateless_call(self, p.requestId.text)) return;
+  if (self->state.task_waits.erase(p.requestId.text)) return;  // a tasks/* wait: only its reply is dropped
   if (auto call = self->state.tool_calls.cancel(p.requestId.text))
     caf::anon_send(call->conversation, submit_atom::value, Submission{call->sub_id, InterruptOp{}});
 }

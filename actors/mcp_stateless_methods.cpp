@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
 #include "protocol/rpc/mcp_tasks.hpp"
@@ -60,15 +62,19 @@ RpcError board_error(const caf::error& err) {
                                : RpcError{rpc::kInternalError, error_text(err)};
 }
 
-// Each answer to a task's questions goes to the board: `{key: ElicitResult, ...}`.
-void give_answers(session_ptr self, const std::string& task_id, const RawJson& responses) {
+// Each answer to a task's questions goes to the board: `{key: ElicitResult, ...}`; with `only`,
+// just the answers to those questions (a retry answers the round its state was given for).
+void give_answers(session_ptr self, const std::string& task_id, const RawJson& responses,
+                  const std::vector<std::string>* only = nullptr) {
   json::Parser parser;
   auto root = parser.parse(responses.text);
   if (!root.is_object()) return;
   json::Object answers = root.get_object().value_unsafe();  // named: the loop must not hold a temporary's reference
-  for (auto [key, value] : answers)
+  for (auto [key, value] : answers) {
+    if (only && std::find(only->begin(), only->end(), std::string_view(key)) == only->end()) continue;
     caf::anon_send(self->state.options.tasks, TaskInput{self->state.options.principal, task_id, std::string(key),
                                                         json::to_text(value)});
+  }
 }
 
 // Answers a call once its turn has ended (the result) or waits on the user (its questions and a
@@ -86,7 +92,9 @@ void answer_when_ready(session_ptr self, const RawReply& reply, const std::strin
             if (task.terminal()) return reply(RawJson{mcp::stateless_result(task.result.value_or("{}"))});
             std::vector<std::pair<std::string, std::string>> questions;
             for (auto& q : task.questions) questions.emplace_back(q.key, q.params);
-            auto state = seal().seal({task_id, st.options.principal, digest, now_ms() + lifetime.count()});
+            std::vector<std::string> keys;
+            for (auto& q : task.questions) keys.push_back(q.key);
+            auto state = seal().seal({task_id, st.options.principal, digest, now_ms() + lifetime.count(), keys});
             reply(RawJson{mcp::input_required_result(questions, state)});
           },
           [=](caf::error& err) {
@@ -139,7 +147,7 @@ void tools_call(session_ptr self, StatelessCallParams p, RawReply reply) {
       cancel_task(self, state->task_id);  // nobody will answer its questions any more
       return reply(RpcError{rpc::kInvalidParams, "Invalid params: requestState has expired; call again without it"});
     }
-    if (p.inputResponses) give_answers(self, state->task_id, *p.inputResponses);
+    if (p.inputResponses) give_answers(self, state->task_id, *p.inputResponses, &state->keys);
     return answer_when_ready(self, reply, state->task_id, digest, progress, lifetime);
   }
   // A call that asks before every command the client cannot answer cannot run at all; under the

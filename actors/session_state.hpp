@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "actors/actors.hpp"
@@ -43,6 +44,8 @@ struct SessionState {
   std::optional<mcp::RequestMeta> request_meta;
   // 2026-07-28 calls waiting for their turn, by request id (JSON): the task each runs as.
   std::map<std::string, std::string> stateless_calls;
+  // 2025 tasks/* requests waiting for the board, by request id (JSON): dropped when cancelled.
+  std::set<std::string> task_waits;
   ToolCalls tool_calls;        // the MCP server's tools/call in flight
   Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
   OutgoingRequests outgoing;   // approvals we asked the client, by request id

@@ -136,7 +136,9 @@ std::string RequestStateSeal::mac(std::string_view payload) const {
 std::string RequestStateSeal::seal(const RequestState& s) const {
   json::Writer w;
   w.begin_object().field("t", s.task_id).field("o", s.owner).field("d", s.call_digest).field("e", s.expires_ms);
-  w.end_object();
+  w.key("k").begin_array();
+  for (const auto& k : s.keys) w.string(k);
+  w.end_array().end_object();
   auto payload = base64::encode(w.take());
   return payload + "." + base64::encode(mac(payload));
 }
@@ -162,6 +164,11 @@ std::optional<RequestState> RequestStateSeal::open(std::string_view token) const
     s.owner = std::string(json::get_string(o, "o").value_or(""));
     s.call_digest = std::string(json::get_string(o, "d").value_or(""));
     s.expires_ms = json::get_int(o, "e").value_or(0);
+    if (auto keys = json::get(o, "k"); keys && keys->is_array()) {
+      json::Array list = keys->get_array().value_unsafe();  // named: no reference into a temporary
+      for (auto k : list)
+        if (k.is_string()) s.keys.emplace_back(k.get_string().value_unsafe());
+    }
     return s;
   } catch (const json::DecodeError&) {
     return std::nullopt;

@@ -62,6 +62,7 @@ struct RequestState {
   std::string owner;
   std::string call_digest;  // of the tool name and arguments: the retry must be the same call
   int64_t expires_ms = 0;   // Unix milliseconds
+  std::vector<std::string> keys = {};  // the questions this round asked: only their answers count
 };
 
 class RequestStateSeal {

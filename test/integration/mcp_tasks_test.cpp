@@ -201,3 +201,13 @@ TEST_CASE("mcp tasks: a task and a plain call never share a turn of one conversa
   CHECK_FALSE(result_is_error(done));
   CHECK(result_text(done).find("intruder") == std::string::npos);
 }
+
+TEST_CASE("mcp tasks: a tasks/result the client cancelled gets no reply, the task goes on") {
+  TaskFixture f;
+  auto task_id = f.call_as_task("@mock:slow delay_ms=100 deltas=3").str("/result/task/taskId");
+  auto waiting = f.mcp.request("tasks/result", R"({"taskId":")" + task_id + R"("})");
+  f.mcp.notify("notifications/cancelled", R"({"requestId":)" + waiting + "}");
+  CHECK(f.poll_until(task_id, "completed").str("/result/status") == "completed");
+  f.mcp.drain(200ms);
+  CHECK(f.mcp.responses_for(waiting).empty());
+}
