@@ -21,6 +21,7 @@
 #include "protocol/base/json_reader.hpp"
 #include "mcp_bench.hpp"
 #include "mcp_server_driver.hpp"
+#include "mcp_tasks_bench.hpp"
 #include "nodes_bench.hpp"
 #include "threads_bench.hpp"
 #include "tools_bench.hpp"
@@ -55,8 +56,8 @@ int main(int argc, char** argv) {
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
-  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",  "tools",
-                                       "exec",    "mcp",  "threads",  "streamer", "nodes"};
+  std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
+                                       "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks"};
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes")
       ->delimiter(',');
@@ -179,6 +180,9 @@ int main(int argc, char** argv) {
     mcp_env.home = env.home;
     bench::mcp_rows(mcp_env, row);
   }
+
+  // 6c. MCP revisions of the mcp-server: a call as a task, a 2026 call (mcp_tasks_bench.cpp)
+  if (wanted("mcp-tasks")) bench::mcp_tasks_rows({env.llmx, env.url, env.home}, row);
 
   // 7. the model streamer alone against the mock (streamer_bench.cpp)
   if (wanted("streamer")) bench::streamer_rows({env.url, mock.pid(), streamer_concurrency}, row);
