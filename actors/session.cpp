@@ -28,6 +28,7 @@ void finish(session_ptr self) {
     self->request(self->state.writer, std::chrono::seconds(10), shutdown_atom::value)
         .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
   };
+  if (!st.options.owns_engine) return close_writer();
   self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }

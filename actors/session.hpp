@@ -14,6 +14,9 @@ struct SessionOptions {
   ConfigOverrides base_overrides;  // from the command line (-c, --model...)
   mcp_task_board_actor tasks;      // the MCP server's task board (none: tool calls are never tasks)
   std::string principal;           // who the client is, for the tasks it may see ("" on stdio)
+  // The session's end shuts the engine down (stdio: one client, one engine). A listener's
+  // sessions share the engine: theirs only closes their connection.
+  bool owns_engine = true;
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,

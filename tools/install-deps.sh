@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
       libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev libssl-dev
-      nodejs npm ripgrep tmux openssl)
+      libboost-dev nodejs npm ripgrep tmux openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue

@@ -123,6 +123,8 @@ int main(int argc, char** argv) {
   auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
   add_common(app_cmd, app_opts.overrides);
   app_cmd->add_option("--nodes", app_opts.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
+  app_cmd->add_option("--listen", app_opts.listen,
+                      "Serve WebSocket clients at ws://HOST:PORT (loopback; port 0 picks one) instead of stdio");
   std::string schema_out, ts_out, prettier;
   auto* schema_cmd = app_cmd->add_subcommand("generate-json-schema", "Write the JSON Schema of the app-server protocol");
   schema_cmd->add_option("-o,--out", schema_out, "Output directory")->required();

@@ -12,6 +12,8 @@ struct ServeOptions {
   ConfigOverrides overrides;
   // --nodes A,B,...: place conversations on these worker nodes (else [cluster] nodes, else here).
   std::vector<std::string> nodes;
+  // --listen ws://HOST:PORT (app-server): serve WebSocket clients instead of stdio.
+  std::string listen;
 };
 
 int run_mcp_server(const ServeOptions& options);

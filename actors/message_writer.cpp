@@ -1,0 +1,33 @@
+#include "actors/message_writer.hpp"
+
+namespace llmx {
+
+namespace {
+
+line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self, std::function<void(std::string)> send) {
+  return {
+      // A session writes batches of lines joined by '\n' (JSON lines hold no raw newline).
+      [send](line_atom, std::string& lines) {
+        size_t start = 0;
+        while (start <= lines.size()) {
+          auto end = lines.find('\n', start);
+          if (end == std::string::npos) end = lines.size();
+          if (end > start) send(lines.substr(start, end - start));
+          start = end + 1;
+        }
+      },
+      [](flush_atom) {},  // nothing is buffered here: the listener queues per connection
+      [self](shutdown_atom) {
+        self->quit();
+        return true;
+      },
+  };
+}
+
+}  // namespace
+
+line_writer_actor spawn_message_writer(caf::actor_system& sys, std::function<void(std::string)> send) {
+  return sys.spawn(message_writer, std::move(send));
+}
+
+}  // namespace llmx
