@@ -67,7 +67,8 @@ void plan_status(const Directive &d, const TimesCounter &times, Plan &plan) {
   std::optional<std::string> retry_after;
   if (auto ra = d.param("retry_after")) {
     if (*ra == "date")
-      retry_after = format_utc(std::time(nullptr) + 1, "%a, %d %b %Y %H:%M:%S GMT");
+      // Two seconds ahead: an HTTP-date has whole seconds, so one second ahead could be ~0 s away.
+      retry_after = format_utc(std::time(nullptr) + 2, "%a, %d %b %Y %H:%M:%S GMT");
     else if (is_decimal(*ra))
       retry_after = *ra;
     else if (*ra != "none")
