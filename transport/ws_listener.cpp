@@ -44,6 +44,7 @@ struct WsListener::Impl : std::enable_shared_from_this<WsListener::Impl> {
   std::thread thread;
   std::promise<void> finished;  // set when the io thread has run out of work
   uint64_t next_id = 0;
+  uint16_t port = 0;  // set once listening (read from any thread)
   size_t live = 0;  // connections open (HTTP or WebSocket)
   std::unordered_map<uint64_t, std::weak_ptr<WsSession>> sessions;  // io thread only
   bool stopped = false;
@@ -55,7 +56,8 @@ struct WsListener::Impl : std::enable_shared_from_this<WsListener::Impl> {
     websocket::stream<beast::tcp_stream> ws;
     beast::flat_buffer in;
     std::deque<std::string> out;
-    bool writing = false, closing = false, ended = false;
+    size_t queued = 0;  // bytes in `out`
+    bool writing = false, closing = false, close_sent = false, ended = false;
 
     void start(http::request<http::string_body> req) {
       ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
@@ -78,24 +80,31 @@ struct WsListener::Impl : std::enable_shared_from_this<WsListener::Impl> {
     }
     void send(std::string text) {
       if (ended || closing) return;
+      queued += text.size();
+      if (queued > owner->limits.max_queued) return end();  // a client that stopped reading is dropped
       out.push_back(std::move(text));
       if (!writing) write();
     }
     void write() {
       if (out.empty()) {
         writing = false;
-        if (closing) ws.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) { self->end(); });
+        if (closing && !close_sent) {
+          close_sent = true;
+          ws.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) { self->end(); });
+        }
         return;
       }
       writing = true;
       ws.text(true);
       ws.async_write(net::buffer(out.front()), [self = shared_from_this()](beast::error_code ec, size_t) {
         if (ec) return self->end();
+        self->queued -= self->out.front().size();
         self->out.pop_front();
         self->write();
       });
     }
     void close() {
+      if (closing || ended) return;
       closing = true;
       if (!writing) write();
     }
@@ -159,7 +168,12 @@ struct WsListener::Impl : std::enable_shared_from_this<WsListener::Impl> {
 
   void accept() {
     acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
-      if (ec) return;  // closed by stop()
+      if (ec == net::error::operation_aborted || !self->acceptor.is_open()) return;  // stop()
+      if (ec) {  // out of file descriptors, say: try again shortly instead of going deaf
+        auto timer = std::make_shared<net::steady_timer>(self->ioc, std::chrono::milliseconds(100));
+        timer->async_wait([self, timer](beast::error_code) { self->accept(); });
+        return;
+      }
       if (self->live >= self->limits.max_connections) {
         beast::error_code ignored;
         socket.close(ignored);
@@ -185,6 +199,7 @@ WsListener::WsListener(const std::string& host, uint16_t port, Handlers handlers
   if (!ec) impl_->acceptor.bind(endpoint, ec);
   if (!ec) impl_->acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+  impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
   impl_->thread = std::thread([impl = impl_] {
     impl->ioc.run();
@@ -194,14 +209,18 @@ WsListener::WsListener(const std::string& host, uint16_t port, Handlers handlers
 
 WsListener::~WsListener() { stop(); }
 
-uint16_t WsListener::port() const { return impl_->acceptor.local_endpoint().port(); }
+uint16_t WsListener::port() const { return impl_->port; }
 
-void WsListener::send(uint64_t conn, std::string text) {
-  net::post(impl_->ioc, [impl = impl_, conn, text = std::move(text)]() mutable {
-    auto it = impl->sessions.find(conn);
-    if (it == impl->sessions.end()) return;
-    if (auto s = it->second.lock()) s->send(std::move(text));
-  });
+void WsListener::send(uint64_t conn, std::string text) { sender()(conn, std::move(text)); }
+
+std::function<void(uint64_t, std::string)> WsListener::sender() const {
+  return [impl = impl_](uint64_t conn, std::string text) {
+    net::post(impl->ioc, [impl, conn, text = std::move(text)]() mutable {
+      auto it = impl->sessions.find(conn);
+      if (it == impl->sessions.end()) return;
+      if (auto s = it->second.lock()) s->send(std::move(text));
+    });
+  };
 }
 
 void WsListener::close(uint64_t conn) {

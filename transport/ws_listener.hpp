@@ -21,7 +21,8 @@ class WsListener {
   };
   struct Limits {
     size_t max_message = 64 * 1024 * 1024;  // bytes per message
-    size_t max_connections = 1024;
+    size_t max_connections = 512;                  // below the usual 1024 open files
+    size_t max_queued = 16 * 1024 * 1024;          // bytes waiting for a slow client: past it, it is dropped
   };
 
   // Listens on host:port (port 0 picks a free one) and starts the io thread. Throws
@@ -36,6 +37,9 @@ class WsListener {
   uint16_t port() const;
   // Queues one text message for a connection (from any thread; dropped when it is gone).
   void send(uint64_t conn, std::string text);
+  // The same as a function that stays valid as long as the listener's io context does (for
+  // writers that may outlive this object's scope).
+  std::function<void(uint64_t conn, std::string text)> sender() const;
   // Closes a connection after what is queued (from any thread).
   void close(uint64_t conn);
   // Closes every connection and the listening socket, and joins the io thread.

@@ -77,15 +77,16 @@ int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& 
               const std::pair<std::string, uint16_t>& where) {
   std::mutex mu;
   std::map<uint64_t, session_actor> sessions;  // by connection
-  transport::WsListener* self = nullptr;
+  // Set before the first connection can open (the io thread starts in the listener's constructor,
+  // handlers wait for it under `mu`).
+  std::function<void(uint64_t, std::string)> send;
   transport::WsListener::Handlers handlers;
   handlers.opened = [&](uint64_t conn) {
-    auto writer = spawn_message_writer(sys, [&self, conn](std::string m) { self->send(conn, std::move(m)); });
+    std::lock_guard lock(mu);
+    auto writer = spawn_message_writer(sys, [send, conn](std::string m) { send(conn, std::move(m)); });
     SessionOptions so{options.overrides};
     so.owns_engine = false;
-    auto session = spawn_app_session(sys, writer, engine.manager, engine.store, so);
-    std::lock_guard lock(mu);
-    sessions[conn] = session;
+    sessions[conn] = spawn_app_session(sys, writer, engine.manager, engine.store, so);
   };
   handlers.message = [&](uint64_t conn, std::string text) {
     std::lock_guard lock(mu);
@@ -98,19 +99,25 @@ int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& 
       sessions.erase(it);
     }
   };
+  // A signal from here on ends the server, even one that comes before the first line is read.
+  std::promise<void> stop;
+  std::once_flag once;
+  signals.on_signal([&](int) { std::call_once(once, [&] { stop.set_value(); }); });
+  if (signals.received()) std::call_once(once, [&] { stop.set_value(); });
   std::unique_ptr<transport::WsListener> listener;
-  try {
-    listener = std::make_unique<transport::WsListener>(where.first, where.second, std::move(handlers));
-  } catch (const std::exception& err) {
-    fmt::print(stderr, "error: {}\n", err.what());
-    return 1;
+  {
+    std::lock_guard lock(mu);  // no connection opens before `send` is set
+    try {
+      listener = std::make_unique<transport::WsListener>(where.first, where.second, std::move(handlers));
+    } catch (const std::exception& err) {
+      fmt::print(stderr, "error: {}\n", err.what());
+      return 1;
+    }
+    send = listener->sender();
   }
-  self = listener.get();
   auto host = where.first.find(':') != std::string::npos ? "[" + where.first + "]" : where.first;
   fmt::print("listening ws://{}:{}\n", host, listener->port());
   std::fflush(stdout);
-  std::promise<void> stop;
-  signals.on_signal([&stop](int) { stop.set_value(); });
   stop.get_future().wait();
   signals.on_signal(nullptr);
   listener->stop();  // connections close: their sessions end
