@@ -44,11 +44,6 @@ void start_turn(session_ptr self, const ToolReply& reply, const std::string& con
           [=](caf::error&) {});  // a conversation that ends: conversation_ended answers the call
 }
 
-RpcError board_error(const caf::error& err) {
-  return is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
-                               : RpcError{rpc::kInternalError, error_text(err)};
-}
-
 // A call made as a task (2025-11-25, when negotiated and this server has a task board): the
 // board runs its turn and the call is answered at once with the task.
 bool as_task(session_ptr self, const mcp::ToolCallParams& params) {

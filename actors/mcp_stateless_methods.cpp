@@ -57,11 +57,6 @@ void cancel_task(session_ptr self, const std::string& task_id) {
       .then([](mcp::TaskView&) {}, [](caf::error&) {});
 }
 
-RpcError board_error(const caf::error& err) {
-  return is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
-                               : RpcError{rpc::kInternalError, error_text(err)};
-}
-
 // Each answer to a task's questions goes to the board: `{key: ElicitResult, ...}`; with `only`,
 // just the answers to those questions (a retry answers the round its state was given for).
 void give_answers(session_ptr self, const std::string& task_id, const RawJson& responses,

@@ -107,6 +107,13 @@ std::optional<Config> config_or_error(session_ptr self, const Reply<R>& reply,
 // "<what>: <message>".
 RpcError rpc_error_of(const caf::error& err, int request_code, std::string_view what);
 
+// The client's error for the MCP task board's refusal: -32602 for a request error (unknown task,
+// bad cursor...), -32603 otherwise, with the board's message.
+inline RpcError board_error(const caf::error& err) {
+  return is_request_error(err) ? RpcError{rpc::kInvalidParams, error_text(err)}
+                               : RpcError{rpc::kInternalError, error_text(err)};
+}
+
 // Adds a conversation to this session's table and monitors it (see `gone`).
 void remember(session_ptr self, const std::string& conversation_id, const conversation_actor& conv);
 

@@ -23,6 +23,16 @@ bool McpServer::initialize() {
   return wait_for({0}, seconds(10)).failures == 0;
 }
 
+std::string McpServer::request(const std::string& method, const std::string& params_json,
+                               std::chrono::milliseconds timeout) {
+  int64_t id = next_id_++;
+  child_.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"{}","params":{}}})", id, method, params_json));
+  auto want = fmt::format(R"("id":{},)", id);
+  while (auto line = child_.read_line(timeout))
+    if (line->find(want) != std::string::npos && line->find(R"("method")") == std::string::npos) return *line;
+  return "";
+}
+
 int64_t McpServer::call(const std::string& prompt) {
   int64_t id = next_id_++;
   child_.write_line(fmt::format(

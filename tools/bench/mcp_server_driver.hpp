@@ -24,6 +24,9 @@ class McpServer {
   explicit McpServer(const McpServerEnv& env);
   bool initialize();
   int64_t call(const std::string& prompt);
+  // Sends one request and returns its reply line ("" on timeout); notifications are skipped.
+  std::string request(const std::string& method, const std::string& params_json,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
   struct Outcome {
     size_t completed = 0, failures = 0, notifications = 0;

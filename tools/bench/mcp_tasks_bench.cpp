@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "bench_stats.hpp"
-#include "process.hpp"
+#include "mcp_server_driver.hpp"
 #include "protocol/base/json_reader.hpp"
 
 namespace llmx::bench {
@@ -15,39 +15,15 @@ namespace {
 
 using namespace std::chrono;
 
-// One mcp-server spoken to line by line; the reply to a request is the first line with its id
-// and no method (notifications are skipped).
-class Client {
- public:
-  explicit Client(const McpTasksBenchEnv& env)
-      : child_({env.llmx, "mcp-server"},
-               {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}}) {}
-
-  // The reply's text, "" on timeout.
-  std::string ask(const std::string& method, const std::string& params) {
-    auto id = next_++;
-    child_.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"{}","params":{}}})", id, method, params));
-    auto needle = fmt::format(R"("id":{},)", id);
-    while (auto line = child_.read_line(seconds(20)))
-      if (line->find(needle) != std::string::npos && line->find(R"("method")") == std::string::npos) return *line;
-    return "";
+// The task id of a CreateTaskResult line ("" when it is not one).
+std::string task_id(json::Parser& parser, const std::string& reply) {
+  try {
+    auto v = parser.parse(reply).at_pointer("/result/task/taskId");
+    if (v.is_string()) return std::string(v.get_string().value_unsafe());
+  } catch (const std::exception&) {
   }
-  std::string task_id(const std::string& reply) {
-    try {
-      auto root = parser_.parse(reply);
-      auto v = root.at_pointer("/result/task/taskId");
-      if (v.is_string()) return std::string(v.get_string().value_unsafe());
-    } catch (const std::exception&) {
-    }
-    return "";
-  }
-  Child& child() { return child_; }
-
- private:
-  Child child_;
-  json::Parser parser_;
-  int64_t next_ = 1;
-};
+  return "";
+}
 
 std::string p90_text(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -57,8 +33,9 @@ std::string p90_text(std::vector<double> v) {
 }  // namespace
 
 void mcp_tasks_rows(const McpTasksBenchEnv& env, const std::function<void(std::string)>& row) {
-  Client c(env);
-  c.ask("initialize", R"({"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"tasks":{}},)"
+  McpServer c({env.llmx, env.url, env.home, {}});
+  json::Parser parser;
+  c.request("initialize", R"({"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"tasks":{}},)"
                       R"("clientInfo":{"name":"bench","version":"1"}})");
   const std::string call = R"({"name":"llmx","arguments":{"prompt":"@mock:echo hi"})";
   const std::string stateless_meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
@@ -66,13 +43,13 @@ void mcp_tasks_rows(const McpTasksBenchEnv& env, const std::function<void(std::s
   std::vector<double> created, finished, plain, stateless;
   for (int i = 0; i < 60; ++i) {
     auto t0 = steady_clock::now();
-    auto id = c.task_id(c.ask("tools/call", call + R"(,"task":{"ttl":60000}})"));
+    auto id = task_id(parser, c.request("tools/call", call + R"(,"task":{"ttl":60000}})"));
     auto t1 = steady_clock::now();
-    c.ask("tasks/result", R"({"taskId":")" + id + R"("})");
+    c.request("tasks/result", R"({"taskId":")" + id + R"("})");
     auto t2 = steady_clock::now();
-    c.ask("tools/call", call + "}");
+    c.request("tools/call", call + "}");
     auto t3 = steady_clock::now();
-    c.ask("tools/call", call + "," + stateless_meta + "}");
+    c.request("tools/call", call + "," + stateless_meta + "}");
     auto t4 = steady_clock::now();
     if (i < 10 || id.empty()) continue;  // warm-up
     created.push_back(ms_between(t0, t1));
