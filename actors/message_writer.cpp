@@ -4,7 +4,8 @@ namespace llmx {
 
 namespace {
 
-line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self, std::function<void(std::string)> send) {
+line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self, std::function<void(std::string)> send,
+                                                std::function<void()> closed) {
   return {
       // A session writes batches of lines joined by '\n' (JSON lines hold no raw newline).
       [send](line_atom, std::string& lines) {
@@ -17,7 +18,8 @@ line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self,
         }
       },
       [](flush_atom) {},  // nothing is buffered here: the listener queues per connection
-      [self](shutdown_atom) {
+      [self, closed](shutdown_atom) {
+        if (closed) closed();
         self->quit();
         return true;
       },
@@ -26,8 +28,9 @@ line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self,
 
 }  // namespace
 
-line_writer_actor spawn_message_writer(caf::actor_system& sys, std::function<void(std::string)> send) {
-  return sys.spawn(message_writer, std::move(send));
+line_writer_actor spawn_message_writer(caf::actor_system& sys, std::function<void(std::string)> send,
+                                       std::function<void()> closed) {
+  return sys.spawn(message_writer, std::move(send), std::move(closed));
 }
 
 }  // namespace llmx

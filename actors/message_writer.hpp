@@ -10,6 +10,9 @@
 
 namespace llmx {
 
-line_writer_actor spawn_message_writer(caf::actor_system& sys, std::function<void(std::string)> send);
+// `closed` runs once the session has told the writer to stop (its last line is out): the
+// connection can close, the session is gone.
+line_writer_actor spawn_message_writer(caf::actor_system& sys, std::function<void(std::string)> send,
+                                       std::function<void()> closed = {});
 
 }  // namespace llmx

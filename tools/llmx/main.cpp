@@ -118,13 +118,17 @@ int main(int argc, char** argv) {
   auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
   add_common(mcp_cmd, serve.overrides);
   mcp_cmd->add_option("--nodes", serve.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
+  mcp_cmd->add_option("--listen", serve.listen,
+                      "Serve MCP Streamable HTTP at http://HOST:PORT/mcp (port 0 picks one; off loopback "
+                      "LLMX_LISTEN_TOKEN is required) instead of stdio");
 
   llmx::cli::ServeOptions app_opts;
   auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
   add_common(app_cmd, app_opts.overrides);
   app_cmd->add_option("--nodes", app_opts.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
   app_cmd->add_option("--listen", app_opts.listen,
-                      "Serve WebSocket clients at ws://HOST:PORT (loopback; port 0 picks one) instead of stdio");
+                      "Serve WebSocket clients at ws://HOST:PORT (port 0 picks one; off loopback LLMX_LISTEN_TOKEN "
+                      "is required) instead of stdio");
   std::string schema_out, ts_out, prettier;
   auto* schema_cmd = app_cmd->add_subcommand("generate-json-schema", "Write the JSON Schema of the app-server protocol");
   schema_cmd->add_option("-o,--out", schema_out, "Output directory")->required();

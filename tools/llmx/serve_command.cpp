@@ -7,20 +7,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <vector>
-#include <future>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
 #include "actors/mcp_task_board.hpp"
-#include "actors/message_writer.hpp"
 #include "actors/session.hpp"
 #include "transport/curl_api.hpp"
-#include "transport/ws_listener.hpp"
+#include "listen_command.hpp"
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
 
@@ -56,80 +52,6 @@ std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& no
   return out;
 }
 
-// `ws://HOST:PORT` -> host and port (loopback hosts only: off this machine a client would need a
-// token, which comes with the HTTP listener); nullopt after printing why not.
-std::optional<std::pair<std::string, uint16_t>> listen_address(const std::string& url) {
-  constexpr std::string_view scheme = "ws://";
-  auto fail = [&](std::string_view why) {
-    fmt::print(stderr, "error: --listen {}: {}\n", url, why);
-    return std::nullopt;
-  };
-  if (!url.starts_with(scheme)) return fail("the app-server listens on ws://HOST:PORT");
-  auto a = parse_node_address(url.substr(scheme.size()));
-  if (!a) return fail("expected ws://HOST:PORT");
-  if (!is_loopback_host(a->host)) return fail("only loopback addresses (127.0.0.1, ::1, localhost)");
-  return std::pair{a->host == "localhost" ? std::string("127.0.0.1") : a->host, a->port};
-}
-
-// The app server for WebSocket clients: one session per connection, all on one engine, until
-// SIGTERM/SIGINT/SIGHUP. The first stdout line says where it listens.
-int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& options, TerminationSignals& signals,
-              const std::pair<std::string, uint16_t>& where) {
-  std::mutex mu;
-  std::map<uint64_t, session_actor> sessions;  // by connection
-  // Set before the first connection can open (the io thread starts in the listener's constructor,
-  // handlers wait for it under `mu`).
-  std::function<void(uint64_t, std::string)> send;
-  transport::WsListener::Handlers handlers;
-  handlers.opened = [&](uint64_t conn) {
-    std::lock_guard lock(mu);
-    auto writer = spawn_message_writer(sys, [send, conn](std::string m) { send(conn, std::move(m)); });
-    SessionOptions so{options.overrides};
-    so.owns_engine = false;
-    sessions[conn] = spawn_app_session(sys, writer, engine.manager, engine.store, so);
-  };
-  handlers.message = [&](uint64_t conn, std::string text) {
-    std::lock_guard lock(mu);
-    if (auto it = sessions.find(conn); it != sessions.end()) caf::anon_send(it->second, line_atom::value, std::move(text));
-  };
-  handlers.closed = [&](uint64_t conn) {
-    std::lock_guard lock(mu);
-    if (auto it = sessions.find(conn); it != sessions.end()) {
-      caf::anon_send(it->second, eof_atom::value);
-      sessions.erase(it);
-    }
-  };
-  // A signal from here on ends the server, even one that comes before the first line is read.
-  std::promise<void> stop;
-  std::once_flag once;
-  signals.on_signal([&](int) { std::call_once(once, [&] { stop.set_value(); }); });
-  if (signals.received()) std::call_once(once, [&] { stop.set_value(); });
-  std::unique_ptr<transport::WsListener> listener;
-  {
-    std::lock_guard lock(mu);  // no connection opens before `send` is set
-    try {
-      listener = std::make_unique<transport::WsListener>(where.first, where.second, std::move(handlers));
-    } catch (const std::exception& err) {
-      fmt::print(stderr, "error: {}\n", err.what());
-      return 1;
-    }
-    send = listener->sender();
-  }
-  auto host = where.first.find(':') != std::string::npos ? "[" + where.first + "]" : where.first;
-  fmt::print("listening ws://{}:{}\n", host, listener->port());
-  std::fflush(stdout);
-  stop.get_future().wait();
-  signals.on_signal(nullptr);
-  listener->stop();  // connections close: their sessions end
-  {
-    caf::scoped_actor scoped{sys};
-    scoped->request(engine.manager, std::chrono::seconds(15), shutdown_atom::value)
-        .receive([](bool) {}, [](caf::error&) {});
-  }
-  std::fflush(nullptr);
-  ::_exit(0);  // everything is written and synced; the stdin reader thread is not waited for
-}
-
 int serve(const ServeOptions& options, bool app) {
   // Fail fast on a broken config.toml, before any message is read.
   ClusterOptions cluster;
@@ -152,14 +74,10 @@ int serve(const ServeOptions& options, bool app) {
   if (clustered) configure_network(cfg, tls);
   caf::actor_system sys{cfg};
   auto engine = clustered ? start_cluster_engine(sys, std::move(cluster)) : start_engine(sys);
-  if (!options.listen.empty()) {
-    auto where = listen_address(options.listen);
-    if (!where) return 2;
-    return listen_ws(sys, engine, options, signals, *where);
-  }
-  auto writer = spawn_line_writer(sys);
   // MCP tasks outlive a request but not the server: the board ends with the session.
   auto tasks = app ? mcp_task_board_actor{} : spawn_mcp_task_board(sys);
+  if (!options.listen.empty()) return listen(sys, engine, options, signals, app, tasks);
+  auto writer = spawn_line_writer(sys);
   auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides})
                      : spawn_mcp_session(sys, writer, engine.manager, engine.store,
                                          SessionOptions{options.overrides, tasks, ""});

@@ -12,7 +12,8 @@ struct ServeOptions {
   ConfigOverrides overrides;
   // --nodes A,B,...: place conversations on these worker nodes (else [cluster] nodes, else here).
   std::vector<std::string> nodes;
-  // --listen ws://HOST:PORT (app-server): serve WebSocket clients instead of stdio.
+  // --listen ws://HOST:PORT (app-server) or http://HOST:PORT (mcp-server): network clients
+  // instead of stdio (listen_command.hpp).
   std::string listen;
 };
 
