@@ -157,7 +157,11 @@ void tools_call(session_ptr self, StatelessCallParams p, RawReply reply) {
   with_call_conversation(
       self, call, id, false,
       [=](const std::string& text, int code) {
-        if (self->state.stateless_calls.erase(id.json)) reply(RpcError{code, text});
+        if (!self->state.stateless_calls.erase(id.json)) return;
+        // A task must be answered with a task, so it fails as a request; a plain call's bad
+        // arguments are the tool's error, for the model to read and correct (as in 2025).
+        if (m.tasks_extension) return reply(RpcError{code, text});
+        reply(RawJson{mcp::stateless_result(json::to_json(mcp::tool_error(text)))});
       },
       [=](conversation_actor conv, const std::string& conv_id, const std::string& prompt) {
         auto& st = self->state;

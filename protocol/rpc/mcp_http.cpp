@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "protocol/base/base64.hpp"
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
@@ -150,8 +153,10 @@ std::optional<std::string> header_mismatch(const Posted& posted, std::optional<s
   if (trim(*method) != posted.method)
     return fmt::format("Header mismatch: Mcp-Method header value '{}' does not match body value '{}'", *method,
                        posted.method);
-  bool named = posted.method == "tools/call" || posted.method == "resources/read" || posted.method == "prompts/get" ||
-               (posted.method.starts_with("tasks/") && posted.task_id);
+  // Methods this revision does not have are -32601 before any header of theirs is looked at.
+  static constexpr std::string_view kNamed[] = {"tools/call", "resources/read", "prompts/get",
+                                                "tasks/get",  "tasks/update",   "tasks/cancel"};
+  bool named = std::find(std::begin(kNamed), std::end(kNamed), posted.method) != std::end(kNamed);
   if (!named) return std::nullopt;
   if (!name) return "Header mismatch: the Mcp-Name header is required for " + posted.method;
   auto decoded = decode_header_value(trim(*name));

@@ -107,6 +107,18 @@ TEST_CASE("mcp 2026: a call answers its result, with nothing but the reply on st
   CHECK(unknown.integer("/error/code") == -32602);
 }
 
+TEST_CASE("mcp 2026: bad arguments are the tool's error for a plain call, a request error for a task") {
+  Stateless f;
+  auto plain = f.call("tools/call", R"("name":"llmx","arguments":{})");
+  REQUIRE_FALSE(plain.is_error());
+  CHECK(plain.str("/result/resultType") == "complete");
+  CHECK(plain.boolean("/result/isError"));
+  CHECK(contains(plain.str("/result/content/0/text"), "prompt"));
+  auto task = f.call("tools/call", R"("name":"llmx","arguments":{})", kTasks);
+  REQUIRE(task.is_error());
+  CHECK(task.integer("/error/code") == -32602);
+}
+
 TEST_CASE("mcp 2026: an approval is an input_required result, answered by calling again with requestState") {
   Stateless f;
   auto args = f.llmx_args("@mock:shell cmd=touch mrtr.txt", true);
