@@ -1,10 +1,12 @@
 // The official MCP TypeScript SDK (@modelcontextprotocol/sdk, version pinned in package.json)
 // drives `llmx mcp-server` the way a real MCP host does (ctest: js/mcp_sdk_client).
 //
-//   node mcp_sdk_client.mjs --llmx <llmx binary> --mock-llm <mock-llm binary> [--traffic <out.jsonl>]
+//   node mcp_sdk_client.mjs --llmx <llmx binary> --mock-llm <mock-llm binary> [--traffic <out.jsonl>] [--http]
 //
 // It starts mock-llm itself, makes a temp LLMX_HOME and a temp workspace, connects with
-// StdioClientTransport (capabilities {elicitation: {}}) and checks, through the SDK's own
+// StdioClientTransport (capabilities {elicitation: {}}) — or with --http, starts
+// `llmx mcp-server --listen http://127.0.0.1:0` and connects with StreamableHTTPClientTransport
+// (ctest: js/mcp_sdk_client_http) — and checks, through the SDK's own
 // validation (initialize handshake, tools/list parsing, outputSchema checking of structuredContent,
 // elicitation request/result schemas, progress notifications):
 //   * tools/list has `llmx` and `llmx-reply`, each with an outputSchema (DECISIONS P5);
@@ -14,14 +16,18 @@
 //   * the result carries structuredContent {threadId, content}, the same text as a text block, no
 //     isError; `llmx/event` notifications (session_configured, task_complete) belong to that thread;
 //   * the call's progressToken brings notifications/progress (P6);
-//   * `llmx-reply` continues the thread.
+//   * `llmx-reply` continues the thread;
+//   * the same call as a task (experimental.tasks.callToolStream), its approval tagged with it;
+//   * over HTTP: the session ends with DELETE, and a new client (a new session) still gets the
+//     task, which outlives the session that made it.
 // --traffic writes every JSON-RPC message seen after connect (both directions, one per line).
 // Exits 0 on success; on failure prints what went wrong plus the server's stderr and exits 1.
 // Child processes are always stopped (mock-llm also exits when our stdin pipe to it closes).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync, readFileSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +42,7 @@ const { values: opts } = parseArgs({
     llmx: { type: 'string' },
     'mock-llm': { type: 'string' },
     traffic: { type: 'string' },
+    http: { type: 'boolean' },
   },
 });
 if (!opts.llmx || !opts['mock-llm']) {
@@ -47,12 +54,15 @@ if (!opts.llmx || !opts['mock-llm']) {
 
 const tempDirs = [];
 let mock = null;
+let server = null;  // llmx mcp-server --listen, with --http
 let serverStderr = '';
 const traffic = [];
 
 function cleanupSync() {
-  if (mock && mock.exitCode === null && mock.signalCode === null) {
-    try { mock.kill('SIGKILL'); } catch { /* already gone */ }
+  for (const child of [mock, server]) {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      try { child.kill('SIGKILL'); } catch { /* already gone */ }
+    }
   }
   for (const d of tempDirs) {
     try { rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
@@ -76,6 +86,26 @@ function tmp(prefix) {
   const d = mkdtempSync(path.join(process.env.TMPDIR || tmpdir(), prefix));
   tempDirs.push(d);
   return d;
+}
+
+// `llmx mcp-server --listen http://127.0.0.1:0`; resolves with its endpoint (first stdout line).
+function startListener(bin, env) {
+  return new Promise((resolve, reject) => {
+    server = spawn(bin, ['mcp-server', '--listen', 'http://127.0.0.1:0'], { env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`llmx printed no URL within 10 s; stderr: ${serverStderr}`)), 10_000);
+    server.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`llmx exited early (${code ?? sig}); stderr: ${serverStderr}`)); });
+    server.stderr.on('data', (b) => { serverStderr += b; });
+    server.stdout.on('data', (b) => {
+      out += b;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      const line = out.slice(0, nl).trim();
+      if (!line.startsWith('listening http://')) reject(new Error(`llmx's first line is not 'listening URL': ${line}`));
+      else resolve(line.slice('listening '.length));
+    });
+  });
 }
 
 // mock-llm on a free port; resolves with its base URL (its first stdout line).
@@ -119,22 +149,25 @@ async function run() {
   const ws = realpathSync(tmp('llmx-js-ws-'));
   const url = await startMock(opts['mock-llm']);
 
-  const transport = new StdioClientTransport({
-    command: opts.llmx,
-    args: ['mcp-server'],
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: tmp('llmx-js-user-home-'),  // hermetic: no login profile of the machine's user runs
-      LLMX_HOME: home,
-      LLMX_BASE_URL: url,
-      LLMX_API_KEY: 'test',
-    },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (b) => {
-    serverStderr += b;
-    if (serverStderr.length > 64 * 1024) serverStderr = serverStderr.slice(-32 * 1024);
-  });
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: tmp('llmx-js-user-home-'),  // hermetic: no login profile of the machine's user runs
+    LLMX_HOME: home,
+    LLMX_BASE_URL: url,
+    LLMX_API_KEY: 'test',
+  };
+  let transport;
+  let endpoint = null;
+  if (opts.http) {
+    endpoint = await startListener(opts.llmx, env);
+    transport = new StreamableHTTPClientTransport(new URL(endpoint));
+  } else {
+    transport = new StdioClientTransport({ command: opts.llmx, args: ['mcp-server'], env, stderr: 'pipe' });
+    transport.stderr?.on('data', (b) => {
+      serverStderr += b;
+      if (serverStderr.length > 64 * 1024) serverStderr = serverStderr.slice(-32 * 1024);
+    });
+  }
 
   const client = new Client({ name: 'llmx-js-sdk-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
 
@@ -275,10 +308,38 @@ async function run() {
     const listed = await client.experimental.tasks.listTasks();
     check(listed.tasks?.some((t) => t.status === 'completed'), 'tasks/list shows the completed task', listed);
 
+    if (opts.http) {
+      // The session ends (DELETE); the task does not: a new client, a new session, still has it.
+      const sessionId = transport.sessionId;
+      check(typeof sessionId === 'string' && sessionId.length >= 16, 'the server named the session', sessionId);
+      await transport.terminateSession();
+      const gone = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+                   'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+      });
+      check(gone.status === 404, 'a deleted session is 404', gone.status);
+      const again = new Client({ name: 'llmx-js-sdk-test-2', version: '1.0.0' }, { capabilities: {} });
+      const transport2 = new StreamableHTTPClientTransport(new URL(endpoint));
+      await again.connect(transport2);
+      check(transport2.sessionId && transport2.sessionId !== sessionId, 'the new client has a session of its own');
+      const taskId = taskResult._meta['io.modelcontextprotocol/related-task'].taskId;
+      const task = await again.experimental.tasks.getTask(taskId);
+      check(task.status === 'completed' && task.taskId === taskId, 'the task outlived its session', task);
+      const stored = await again.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)
+        .catch((e) => ({ error: e.message }));
+      check(stored?.structuredContent?.threadId === taskResult.structuredContent.threadId,
+            'its result is there for the new session', stored);
+      await transport2.terminateSession();
+      await again.close();
+    }
+
     console.log(`ok: ${checks} checks; ${events.length} llmx/event notifications, ${progress} progress notifications; reply: ${JSON.stringify(replyText)}; task: ${seen.join(' ')}`);
   } finally {
     if (opts.traffic) writeFileSync(opts.traffic, traffic.map((m) => JSON.stringify(m)).join('\n') + '\n');
     await client.close().catch(() => {});
+    if (server) server.kill('SIGTERM');
     if (mock) {
       const exited = new Promise((r) => { if (mock.exitCode !== null || mock.signalCode !== null) r(); else mock.once('exit', r); });
       mock.stdin.end();
