@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "actors/message_writer.hpp"
@@ -23,9 +24,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kMaxSessions = 4096;
-constexpr size_t kMaxBacklog = 4 * 1024 * 1024;     // bytes kept for a GET stream not yet open
+constexpr size_t kMaxSessions = 1024;             // 2025 sessions; past it the longest idle one goes
+constexpr size_t kMaxBacklog = 1024 * 1024;       // bytes kept for a GET stream not yet open
 constexpr auto kSessionIdle = std::chrono::hours(1);  // a 2025 session without requests or streams
+constexpr auto kUnusedIdle = std::chrono::minutes(5);  // one that never made a request after initialize
 
 // One POST waiting for its answer, or a session's GET stream.
 struct Exchange {
@@ -43,7 +45,9 @@ struct Session {
   bool stateless = false;
   bool ending = false;                       // DELETE or shutdown: new requests get 404
   std::map<std::string, uint64_t> requests;  // by request id (compact JSON): the exchange
+  std::set<std::string> cancelled;           // requests whose client went away: their lines are dropped
   std::optional<uint64_t> get_stream;
+  bool used_once = false;                    // made a request after initialize
   std::deque<std::string> backlog;           // SSE events for a GET stream not yet open
   size_t backlog_bytes = 0;
   Clock::time_point used = Clock::now();
@@ -88,6 +92,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
   }
 
   void refuse(uint64_t x, int status, int code, std::string_view message, std::string_view id = "null") {
+    if (!listener) return;
     listener->respond(x, json_response(status, mh::error_body(code, message, id)));
   }
 
@@ -104,11 +109,17 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto& s = sessions[key];
     s.stateless = stateless;
     s.actor = spawn_mcp_session(sys, writer, manager, store, options);
+    // A session that dies of an error never tells its writer: its exchanges end here instead.
+    caf::actor_cast<caf::actor>(s.actor)->attach_functor([weak, key](const caf::error& reason) {
+      if (reason == caf::exit_reason::normal) return;  // the writer's close reports that one, after its last line
+      if (auto core = weak.lock()) core->on_closed(key);
+    });
     return s;
   }
 
   void on_request(uint64_t x, HttpRequest req) {
     std::lock_guard lock(mu);
+    if (!listener) return;
     auto path = std::string_view(req.target).substr(0, req.target.find('?'));
     if (path != "/mcp")
       return listener->respond(x, {404, {{"Content-Type", "text/plain"}}, "the MCP endpoint is /mcp\n"});
@@ -126,7 +137,9 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     if (!mh::accepts(accept, "application/json") || !mh::accepts(accept, "text/event-stream"))
       return refuse(x, 406, -32600, "Not Acceptable: the client must accept both application/json and text/event-stream");
     auto posted = mh::read_posted(req.body);
-    if (posted.kind == mh::Posted::Kind::invalid) return refuse(x, 400, -32700, "Parse error: " + posted.error);
+    if (posted.kind == mh::Posted::Kind::invalid)
+      return posted.error.starts_with("Parse error") ? refuse(x, 400, -32700, posted.error)
+                                                     : refuse(x, 400, -32600, "Invalid Request: " + posted.error);
     if (posted.kind == mh::Posted::Kind::batch)
       return refuse(x, 400, -32600, "Invalid Request: batches are not supported (one JSON-RPC message per POST)");
     auto version = req.header("mcp-protocol-version");
@@ -163,7 +176,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     if (posted.kind == mh::Posted::Kind::request && posted.method == "initialize") {
       if (sid) return refuse(x, 400, -32600, "Invalid Request: initialize starts a session, not within one", posted.id);
       sweep();
-      if (sessions.size() >= kMaxSessions) return refuse(x, 503, -32000, "too many sessions", posted.id);
+      if (!make_room()) return refuse(x, 503, -32000, "too many sessions", posted.id);
       auto key = mcp::new_task_id();
       auto& s = spawn(key, false);
       start(x, key, s, posted);
@@ -177,6 +190,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
       return refuse(x, 400, -32600, fmt::format("Bad Request: unsupported MCP-Protocol-Version: {}", *version), posted.id);
     auto& s = it->second;
     s.used = Clock::now();
+    if (posted.kind == mh::Posted::Kind::request) s.used_once = true;
     if (posted.kind != mh::Posted::Kind::request) {
       caf::anon_send(s.actor, line_atom::value, req.body);
       return listener->respond(x, {202, {{"Mcp-Session-Id", it->first}}, ""});
@@ -204,7 +218,10 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto it = sessions.find(std::string(*sid));
     if (it == sessions.end() || it->second.stateless || it->second.ending) return refuse(x, 404, -32001, "Session not found");
     auto& s = it->second;
-    if (s.get_stream) return refuse(x, 409, -32000, "Conflict: this session's GET stream is already open");
+    if (s.get_stream) {  // a client that reconnects: the new stream replaces the old (maybe dead) one
+      listener->end_stream(*s.get_stream);
+      exchanges.erase(*s.get_stream);
+    }
     s.get_stream = x;
     s.used = Clock::now();
     exchanges[x] = Exchange{.session = it->first, .get_stream = true, .streaming = true};
@@ -215,6 +232,8 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
   }
 
   void remove(uint64_t x, const HttpRequest& req) {
+    if (auto version = req.header("mcp-protocol-version"); version && mh::is_stateless_version(*version))
+      return listener->respond(x, {405, {{"Allow", "POST"}, {"Content-Type", "text/plain"}}, "2026-07-28 has no sessions\n"});
     auto sid = req.header("mcp-session-id");
     if (!sid) return refuse(x, 400, -32000, "Bad Request: the Mcp-Session-Id header is required");
     auto it = sessions.find(std::string(*sid));
@@ -246,7 +265,24 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     if (now - last_sweep < std::chrono::minutes(1)) return;
     last_sweep = now;
     for (auto& [_, s] : sessions)
-      if (!s.stateless && s.requests.empty() && !s.get_stream && now - s.used > kSessionIdle) end_session(s, "idle");
+      if (idle(s) && now - s.used > (s.used_once ? kSessionIdle : kUnusedIdle)) end_session(s, "idle");
+  }
+
+  static bool idle(const Session& s) { return !s.stateless && !s.ending && s.requests.empty() && !s.get_stream; }
+
+  // Below the cap of 2025 sessions, ending the longest idle one if need be; false when all are busy.
+  bool make_room() {
+    size_t live = 0;
+    Session* oldest = nullptr;
+    for (auto& [_, s] : sessions) {
+      if (s.stateless || s.ending) continue;
+      ++live;
+      if (idle(s) && (!oldest || s.used < oldest->used)) oldest = &s;
+    }
+    if (live < kMaxSessions) return true;
+    if (!oldest) return false;
+    end_session(*oldest, "evicted: too many sessions");
+    return true;
   }
 
   void on_dropped(uint64_t x) {
@@ -263,9 +299,21 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
       return;
     }
     s.requests.erase(e.id);
+    if (s.cancelled.size() >= 1024) s.cancelled.clear();  // a bound: lines of long-gone requests are rare
+    s.cancelled.insert(e.id);
     // Nobody can receive this request's answer any more: stop its work.
     caf::anon_send(s.actor, line_atom::value, mh::cancelled_notification(e.id, "the HTTP connection closed"));
     if (s.stateless) end_session(s, "the HTTP connection closed");
+  }
+
+  // Whether a line belongs to a request whose client went away.
+  static bool is_cancelled(const Session& s, const mh::Route& r) {
+    if (s.cancelled.empty()) return false;
+    if (!r.request_id.empty() && s.cancelled.count(r.request_id)) return true;
+    if (r.request_plain.empty()) return false;
+    for (const auto& id : s.cancelled)
+      if (id == r.request_plain || id == "\"" + r.request_plain + "\"") return true;
+    return false;
   }
 
   // The exchange a related line belongs to, if one is open.
@@ -289,7 +337,10 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto route = mh::route_of(line);
     if (route.kind == mh::Route::Kind::response) {
       auto rit = s.requests.find(route.request_id);
-      if (rit == s.requests.end()) return;  // its client went away
+      if (rit == s.requests.end()) {  // its client went away (or an answer to nothing: never on the GET stream)
+        s.cancelled.erase(route.request_id);
+        return;
+      }
       auto x = rit->second;
       s.requests.erase(rit);
       auto e = std::move(exchanges.at(x));
@@ -306,6 +357,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
       if (s.stateless) end_session(s, "answered");
       return;
     }
+    if (route.kind == mh::Route::Kind::related && is_cancelled(s, route)) return;
     if (route.kind == mh::Route::Kind::related)
       if (auto x = related_exchange(s, route)) {
         auto& e = exchanges.at(*x);
@@ -331,6 +383,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     std::lock_guard lock(mu);
     auto sit = sessions.find(key);
     if (sit == sessions.end()) return;
+    if (!listener) return (void)sessions.erase(sit);
     auto& s = sit->second;
     for (auto& [id, x] : s.requests) {
       auto& e = exchanges.at(x);
@@ -358,6 +411,11 @@ McpHttpGateway::McpHttpGateway(caf::actor_system& sys, conversation_manager_acto
 }
 
 McpHttpGateway::~McpHttpGateway() {
+  {
+    std::lock_guard lock(core_->mu);  // writers that outlive this object find no listener
+    core_->stopping = true;
+    core_->listener = nullptr;
+  }
   if (listener_) listener_->stop();
 }
 

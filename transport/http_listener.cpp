@@ -11,6 +11,12 @@ namespace llmx::transport {
 
 namespace {
 
+std::string lower(std::string_view v) {
+  std::string out(v);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool is_loopback_origin(std::string_view origin) {
   for (std::string_view local : {"http://localhost", "http://127.0.0.1", "http://[::1]", "https://localhost",
                                  "https://127.0.0.1", "https://[::1]"})
@@ -20,8 +26,9 @@ bool is_loopback_origin(std::string_view origin) {
 }
 
 bool token_matches(std::string_view authorization, const std::string& token) {
-  constexpr std::string_view scheme = "Bearer ";
-  if (authorization.size() != scheme.size() + token.size() || !authorization.starts_with(scheme)) return false;
+  constexpr std::string_view scheme = "bearer ";  // auth schemes are case-insensitive
+  if (authorization.size() != scheme.size() + token.size() || lower(authorization.substr(0, scheme.size())) != scheme)
+    return false;
   return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
 }
 
@@ -47,8 +54,9 @@ bool origin_allowed(std::string_view origin, std::string_view host) {
 }
 
 bool is_local_host(std::string_view host) {
-  auto name = host.starts_with('[') ? host.substr(0, host.find(']') + 1) : host.substr(0, host.find(':'));
-  return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+  auto name = lower(host.starts_with('[') ? host.substr(0, host.find(']') + 1) : host.substr(0, host.find(':')));
+  if (name.ends_with('.')) name.pop_back();  // the root label: `localhost.` is localhost
+  return name == "localhost" || name == "[::1]" || name.starts_with("127.");
 }
 
 std::optional<std::string_view> HttpRequest::header(std::string_view lower_name) const {
@@ -101,15 +109,38 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     parser->body_limit(owner->options.max_body);
     parser->header_limit(64 * 1024);
     stream.expires_after(owner->options.request_timeout);
+    http::async_read_header(stream, buffer, *parser, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->read_failed(ec);
+      // A client that waits to be told to send its body (curl does past 1 KiB) is told at once.
+      auto& req = self->parser->get();
+      if (lower(std::string_view(req[http::field::expect].data(), req[http::field::expect].size())) == "100-continue" &&
+          !self->parser->is_done()) {
+        static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+        return net::async_write(self->stream, net::buffer(kContinue), [self](beast::error_code ec, size_t) {
+          if (ec) return self->end();
+          self->read_body();
+        });
+      }
+      self->read_body();
+    });
+  }
+
+  void read_body() {
     http::async_read(stream, buffer, *parser, [self = shared_from_this()](beast::error_code ec, size_t) {
       if (!ec) return self->on_request(self->parser->release());
-      if (ec == http::error::body_limit) return self->refuse(413, "request body too large\n");
-      if (ec == http::error::header_limit) return self->refuse(431, "request header too large\n");
+      self->read_failed(ec);
+    });
+  }
+
+  void read_failed(beast::error_code ec) {
+    {
+      if (ec == http::error::body_limit) return refuse(413, "request body too large\n");
+      if (ec == http::error::header_limit) return refuse(431, "request header too large\n");
       if (ec.category() == beast::error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
           ec != http::error::partial_message)
-        return self->refuse(400, "malformed HTTP request\n");
-      self->end();  // closed, cut mid-request, or too slow
-    });
+        return refuse(400, "malformed HTTP request\n");
+      end();  // closed, cut mid-request, or too slow
+    }
   }
 
   void on_request(http::request<http::string_body> req) {
@@ -120,6 +151,7 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
       return std::string_view(v.data(), v.size());
     };
     auto host = field(http::field::host);
+    if (version < 11) keep_alive = false;  // one exchange per connection, its end marks the body's
     if (owner->options.local_only && !host.empty() && !is_local_host(host)) return reply_local(403, "host not allowed\n");
     if (!origin_allowed(field(http::field::origin), host)) return reply_local(403, "origin not allowed\n");
     auto target = std::string_view(req.target().data(), req.target().size());
@@ -155,7 +187,11 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     streaming = false;
     owner->exchanges[exchange] = weak_from_this();
     watch();
-    owner->handlers.request(exchange, std::move(request));
+    try {
+      owner->handlers.request(exchange, std::move(request));
+    } catch (const std::exception&) {  // a handler's bug costs its request, not the server
+      queue_answer(serialize(HttpResponse{500, {{"Content-Type", "text/plain"}}, "internal error\n"}, version, false));
+    }
   }
 
   // Reads while the answer is pending: the end of the connection is the client going away.
@@ -181,7 +217,8 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     beat->expires_after(owner->options.heartbeat_interval);
     beat->async_wait([self = shared_from_this(), x = exchange](beast::error_code ec) {
       if (ec || self->ended || self->exchange != x || self->answered || !self->streaming) return;
-      self->queue(beast::buffers_to_string(http::make_chunk(net::buffer(self->owner->options.heartbeat))));
+      const auto& beat = self->owner->options.heartbeat;
+      self->queue(self->version >= 11 ? beast::buffers_to_string(http::make_chunk(net::buffer(beat))) : beat);
       self->heartbeat();
     });
   }
@@ -204,8 +241,9 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
 
   void queue(std::string bytes) {
     if (ended) return;
+    // A client that stopped reading is dropped once too much waits for it (one big answer alone is fine).
+    if (!out.empty() && queued + bytes.size() > owner->options.max_queued) return end();
     queued += bytes.size();
-    if (queued > owner->options.max_queued) return end();  // a client that stopped reading is dropped
     out.push_back(std::move(bytes));
     if (!writing) write();
   }
@@ -222,6 +260,7 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
       return after_answer();
     }
     writing = true;
+    stream.expires_after(owner->options.write_timeout);  // with the watch pending, only the write's timer
     net::async_write(stream, net::buffer(out.front()), [self = shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->end();
       self->queued -= self->out.front().size();
@@ -232,12 +271,29 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
 
   void after_answer() {
     if (ended || !answered || writing) return;
-    if (!keep_alive) {
-      beast::error_code ignored;
-      stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      return end();
-    }
+    if (!keep_alive) return linger();
     next_request();
+  }
+
+  // Closes after the answer without losing it: what the client still sends (the rest of a refused
+  // body) is read and dropped for a moment, so no reset overtakes the answer.
+  void linger() {
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.expires_after(std::chrono::seconds(1));
+    buffer.clear();
+    stream.async_read_some(buffer.prepare(16384), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->end();
+      self->buffer.clear();
+      self->linger_more();
+    });
+  }
+  void linger_more() {
+    stream.async_read_some(buffer.prepare(16384), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->end();
+      self->buffer.clear();
+      self->linger_more();
+    });
   }
 
   void end() {
@@ -250,7 +306,10 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     owner->connections.erase(id);
     if (exchange && !answered) {
       owner->exchanges.erase(exchange);
-      if (owner->handlers.dropped) owner->handlers.dropped(exchange);
+      try {
+        if (owner->handlers.dropped) owner->handlers.dropped(exchange);
+      } catch (const std::exception&) {
+      }
     }
   }
 };
@@ -268,6 +327,8 @@ void HttpListener::Impl::accept() {
       socket.close(ignored);
     } else {
       ++self->live;
+      beast::error_code ignored;
+      socket.set_option(net::socket_base::keep_alive(true), ignored);  // peers that vanish without a word
       std::make_shared<HttpConnection>(self.get(), ++self->next_id, std::move(socket))->start();
     }
     self->accept();
@@ -320,7 +381,7 @@ void HttpListener::open_stream(uint64_t exchange, HttpResponse head) {
     http::response<http::empty_body> res{static_cast<http::status>(head.status), conn->version};
     for (auto& [name, value] : head.headers) res.set(name, value);
     res.keep_alive(conn->keep_alive);
-    res.chunked(true);
+    if (conn->version >= 11) res.chunked(true);  // HTTP/1.0 has no chunks: the body ends with the connection
     std::ostringstream os;
     os << res.base();
     conn->streaming = true;
@@ -333,14 +394,14 @@ void HttpListener::stream(uint64_t exchange, std::string bytes) {
   if (bytes.empty()) return;  // an empty chunk would end the body
   net::post(impl_->ioc, [impl = impl_, exchange, bytes = std::move(bytes)] {
     if (auto conn = impl->exchange(exchange); conn && conn->streaming)
-      conn->queue(beast::buffers_to_string(http::make_chunk(net::buffer(bytes))));
+      conn->queue(conn->version >= 11 ? beast::buffers_to_string(http::make_chunk(net::buffer(bytes))) : bytes);
   });
 }
 
 void HttpListener::end_stream(uint64_t exchange) {
   net::post(impl_->ioc, [impl = impl_, exchange] {
     if (auto conn = impl->exchange(exchange); conn && conn->streaming)
-      conn->queue_answer(beast::buffers_to_string(http::make_chunk_last()));
+      conn->queue_answer(conn->version >= 11 ? beast::buffers_to_string(http::make_chunk_last()) : std::string());
   });
 }
 
@@ -356,12 +417,16 @@ std::function<void(uint64_t, std::string)> HttpListener::sender() const {
   };
 }
 
-void HttpListener::close(uint64_t conn) {
-  net::post(impl_->ioc, [impl = impl_, conn] {
-    auto it = impl->sockets.find(conn);
-    if (it == impl->sockets.end()) return;
-    if (auto s = it->second.lock()) s->close();
-  });
+void HttpListener::close(uint64_t conn) { closer()(conn); }
+
+std::function<void(uint64_t)> HttpListener::closer() const {
+  return [impl = impl_](uint64_t conn) {
+    net::post(impl->ioc, [impl, conn] {
+      auto it = impl->sockets.find(conn);
+      if (it == impl->sockets.end()) return;
+      if (auto s = it->second.lock()) s->close();
+    });
+  };
 }
 
 void HttpListener::stop_accepting() {
@@ -385,7 +450,10 @@ void HttpListener::stop() {
     std::vector<std::shared_ptr<HttpConnection>> open;  // mid-request, waiting or streaming
     for (auto& [_, weak] : impl->connections)
       if (auto c = weak.lock()) open.push_back(c);
-    for (auto& c : open) c->end();
+    for (auto& c : open) {
+      if (c->answered && c->writing) c->keep_alive = false;  // its answer goes out, then it closes
+      else c->end();
+    }
   });
   // Closing handshakes finish, then nothing is left to run; a peer that does not answer its
   // close is not waited for long.

@@ -61,6 +61,7 @@ class HttpListener {
     size_t max_queued = 16 * 1024 * 1024;        // bytes waiting for a slow client: past it, it is dropped
     std::chrono::seconds idle_timeout{60};       // a kept-alive connection without a request
     std::chrono::seconds request_timeout{10};    // a request, once begun, arrives whole (slow clients are cut)
+    std::chrono::seconds write_timeout{60};      // one write to a client that does not read
     // Written into a streamed answer every heartbeat_interval (for SSE, a comment), so proxies
     // and clients do not take a quiet stream for a dead one.
     std::string heartbeat;
@@ -90,6 +91,8 @@ class HttpListener {
   std::function<void(uint64_t conn, std::string text)> sender() const;
   // Closes a WebSocket connection after what is queued (from any thread).
   void close(uint64_t conn);
+  // The same as a function, valid as long as the io context is (like sender()).
+  std::function<void(uint64_t conn)> closer() const;
 
   // Refuses new connections (health checks say "stopping"); open ones go on.
   void stop_accepting();

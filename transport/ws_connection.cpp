@@ -38,8 +38,9 @@ void WsConnection::read() {
 
 void WsConnection::send(std::string text) {
   if (ended || closing) return;
+  // A client that stopped reading is dropped once too much waits for it (one big message alone is fine).
+  if (!out.empty() && queued + text.size() > owner->options.max_queued) return end();
   queued += text.size();
-  if (queued > owner->options.max_queued) return end();  // a client that stopped reading is dropped
   out.push_back(std::move(text));
   if (!writing) write();
 }

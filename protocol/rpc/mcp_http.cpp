@@ -42,6 +42,17 @@ Posted read_posted(std::string_view body) {
     p.error = err.what();
     return p;
   }
+  try {
+    return read_message(root);
+  } catch (const std::exception& err) {  // a field of the wrong type
+    p.error = err.what();
+    p.kind = Posted::Kind::invalid;
+    return p;
+  }
+}
+
+Posted read_message(json::Element root) {
+  Posted p;
   if (root.is_array()) {
     p.kind = Posted::Kind::batch;
     return p;
@@ -52,7 +63,18 @@ Posted read_posted(std::string_view body) {
   }
   json::Object o = root.get_object().value_unsafe();
   auto id = json::get(o, "id");
-  auto method = json::get_string(o, "method");
+  auto method_field = json::get(o, "method");
+  if (method_field && !method_field->is_string()) {
+    p.error = "`method` must be a string";
+    return p;
+  }
+  // The ids the sessions answer with: an integer or a string (null is no id; anything else is
+  // refused before it could be answered with a null id that matches no request).
+  if (id && !id->is_int64() && !id->is_uint64() && !id->is_string()) {
+    p.error = "`id` must be a string or an integer";
+    return p;
+  }
+  auto method = json::string_if(o, "method");
   if (id) {
     p.id = json::to_text(*id);
     p.id_plain = plain_of(*id);
@@ -88,12 +110,17 @@ Route route_of(std::string_view line) {
   json::Element root;
   try {
     root = parser.parse(line);
-  } catch (const json::DecodeError&) {
+    return route_message(root);
+  } catch (const std::exception&) {
     return r;
   }
+}
+
+Route route_message(json::Element root) {
+  Route r;
   if (!root.is_object()) return r;
   json::Object o = root.get_object().value_unsafe();
-  auto method = json::get_string(o, "method");
+  auto method = json::string_if(o, "method");
   auto id = json::get(o, "id");
   if (!method && id) {
     r.kind = Route::Kind::response;
@@ -154,10 +181,12 @@ std::optional<std::string> header_mismatch(const Posted& posted, std::optional<s
     return fmt::format("Header mismatch: Mcp-Method header value '{}' does not match body value '{}'", *method,
                        posted.method);
   // Methods this revision does not have are -32601 before any header of theirs is looked at.
-  static constexpr std::string_view kNamed[] = {"tools/call", "resources/read", "prompts/get",
-                                                "tasks/get",  "tasks/update",   "tasks/cancel"};
+  // The tasks extension names a task the same way; its Mcp-Name is checked when sent.
+  static constexpr std::string_view kNamed[] = {"tools/call", "resources/read", "prompts/get"};
+  static constexpr std::string_view kTasks[] = {"tasks/get", "tasks/update", "tasks/cancel"};
   bool named = std::find(std::begin(kNamed), std::end(kNamed), posted.method) != std::end(kNamed);
-  if (!named) return std::nullopt;
+  bool task = std::find(std::begin(kTasks), std::end(kTasks), posted.method) != std::end(kTasks);
+  if (!named && !(task && name)) return std::nullopt;
   if (!name) return "Header mismatch: the Mcp-Name header is required for " + posted.method;
   auto decoded = decode_header_value(trim(*name));
   if (!decoded) return "Header mismatch: the Mcp-Name header value is malformed";

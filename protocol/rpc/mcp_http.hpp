@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/base/json_reader.hpp"
+
 namespace llmx::mcp::http {
 
 inline constexpr int kHeaderMismatch = -32020;
@@ -26,6 +28,7 @@ struct Posted {
   std::optional<std::string> task_id;         // params.taskId (tasks/result and the like)
 };
 Posted read_posted(std::string_view body);
+Posted read_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
 
 // Where a line a session writes goes.
 struct Route {
@@ -38,6 +41,7 @@ struct Route {
   std::optional<int> error_code;  // a response that is an error
 };
 Route route_of(std::string_view line);
+Route route_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
 
 // Whether a request naming this version goes the 2026-07-28 way (no handshake, no session): any
 // version but the handshake's (an unknown one is then refused with -32022 and the supported list).

@@ -54,17 +54,16 @@ std::string shorten(std::string_view s, size_t max = 400) {
   return std::string(s.substr(0, max)) + "...(" + std::to_string(s.size()) + " bytes)";
 }
 
-// Variables of the test's own environment that would change how llmx behaves.
+}  // namespace
+
 const std::vector<std::string>& llmx_vars() {
   static const std::vector<std::string> vars = {
       "LLMX_HOME",        "LLMX_BASE_URL",     "LLMX_API_KEY", "LLMX_MAX_LINE_BYTES",
       "LLMX_OSS_BASE_URL", "LLMX_OSS_PORT",    "OPENAI_API_KEY", "LLMX_INTERNAL_ORIGINATOR_OVERRIDE",
-      "OPENAI_BASE_URL",  "CODEX_API_KEY",
+      "OPENAI_BASE_URL",  "CODEX_API_KEY",     "LLMX_LISTEN_TOKEN",
       "http_proxy",       "https_proxy",       "HTTP_PROXY",   "HTTPS_PROXY", "ALL_PROXY", "all_proxy"};
   return vars;
 }
-
-}  // namespace
 
 // --- small helpers ------------------------------------------------------------------------------
 

@@ -52,6 +52,9 @@ class MockLlm {
   std::string url_;
 };
 
+// Variables of the test's own environment that would change how llmx behaves (unset for children).
+const std::vector<std::string>& llmx_vars();
+
 // Environment for an llmx process using the mock through the default provider.
 EnvVars llmx_env(const std::string& llmx_home, const std::string& base_url);
 

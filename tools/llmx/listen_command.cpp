@@ -16,6 +16,7 @@
 #include "actors/mcp_http_gateway.hpp"
 #include "actors/message_writer.hpp"
 #include "actors/session.hpp"
+#include "protocol/base/secret_env.hpp"
 #include "transport/http_listener.hpp"
 
 namespace llmx::cli {
@@ -60,7 +61,8 @@ void raise_open_files() {
 
 transport::HttpListener::Options listener_options() {
   transport::HttpListener::Options o;
-  if (const char* token = std::getenv("LLMX_LISTEN_TOKEN")) o.token = token;
+  // Sealed like every secret at start-up: the commands the agent runs never see it.
+  if (const char* token = env_value("LLMX_LISTEN_TOKEN")) o.token = token;
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur > 64)
     o.max_connections = std::min<size_t>(o.max_connections * 8, (lim.rlim_cur - 64) / 2);
@@ -101,12 +103,17 @@ int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& 
   handlers.ws_opened = [&](uint64_t conn) {
     std::lock_guard lock(mu);
     auto send = listener->sender();
-    auto close = [l = listener, conn] { l->close(conn); };
+    auto close = [closer = listener->closer(), conn] { closer(conn); };
     // The session's end (its writer told to stop) closes its connection.
     auto writer = spawn_message_writer(sys, [send, conn](std::string m) { send(conn, std::move(m)); }, close);
     SessionOptions so{options.overrides};
     so.owns_engine = false;
-    sessions[conn] = spawn_app_session(sys, writer, engine.manager, engine.store, so);
+    auto session = spawn_app_session(sys, writer, engine.manager, engine.store, so);
+    // A session that dies of an error never tells its writer: its connection closes here instead.
+    caf::actor_cast<caf::actor>(session)->attach_functor([close](const caf::error& reason) {
+      if (reason != caf::exit_reason::normal) close();
+    });
+    sessions[conn] = session;
   };
   handlers.ws_message = [&](uint64_t conn, std::string text) {
     std::lock_guard lock(mu);
