@@ -60,7 +60,7 @@ struct Http {
   }
 };
 
-const Message& last(const std::vector<Message>& m) {
+Message last(const std::vector<Message>& m) {
   REQUIRE_FALSE(m.empty());
   return m.back();
 }

@@ -63,6 +63,12 @@ std::vector<Message> messages_of(const httplib::Result& r) {
   return out;
 }
 
+Message last_message(const httplib::Result& r) {
+  auto all = messages_of(r);
+  if (all.empty()) throw std::runtime_error("no JSON-RPC message in the answer");
+  return all.back();
+}
+
 RawSocket::RawSocket(uint16_t port) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return;

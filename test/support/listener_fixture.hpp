@@ -42,6 +42,8 @@ httplib::Headers mcp_headers(const std::string& session = {}, const std::string&
 
 // The JSON-RPC messages in an SSE body (each `data:` line), or the body itself when it is JSON.
 std::vector<Message> messages_of(const httplib::Result& r);
+// The last of them (fails the test when there is none).
+Message last_message(const httplib::Result& r);
 
 // A raw TCP connection to 127.0.0.1:port (closed on destruction).
 class RawSocket {
