@@ -39,6 +39,7 @@ namespace llmx {
 using submit_atom = caf::atom_constant<caf::atom("submit")>;
 using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
 using unsubscribe_atom = caf::atom_constant<caf::atom("unsubscr")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
 using new_conv_atom = caf::atom_constant<caf::atom("newconv")>;
 using find_conv_atom = caf::atom_constant<caf::atom("findconv")>;
 using start_atom = caf::atom_constant<caf::atom("start")>;
@@ -209,6 +210,10 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<subscribe_atom, event_sink_actor>,
     // Stop receiving events.
     caf::reacts_to<unsubscribe_atom, event_sink_actor>,
+    // A client that leaves for good (a listener's connection closed): it stops receiving events,
+    // and when nobody is left, the running task is interrupted and the conversation shuts down
+    // (its rollout stays, to be resumed) instead of running on for no one.
+    caf::reacts_to<release_atom, event_sink_actor>,
     // Interrupt the running task (turn_aborted follows); replies whether a task was running.
     caf::replies_to<interrupt_atom>::with<bool>,
     // From the running turn executor: events to record and fan out, in order.

@@ -127,6 +127,16 @@ void finish_shutdown(conversation_ptr self) {
   self->quit();
 }
 
+// ShutdownOp, or the last client gone: the running task is interrupted first.
+void begin_shutdown(conversation_ptr self) {
+  auto& st = self->state;
+  st.shutting_down = true;
+  if (st.task)
+    self->send(*st.task, interrupt_atom::value);
+  else
+    finish_shutdown(self);
+}
+
 // The running task is over (TaskDone, or its executor exited without one).
 void task_over(conversation_ptr self) {
   self->state.task.reset();
@@ -258,11 +268,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         } else if (sub.op.is<InterruptOp>()) {
           if (st.task) self->send(*st.task, interrupt_atom::value);
         } else if (sub.op.is<ShutdownOp>()) {
-          st.shutting_down = true;
-          if (st.task)
-            self->send(*st.task, interrupt_atom::value);
-          else
-            finish_shutdown(self);
+          begin_shutdown(self);
         }
         return sub.id;
       },
@@ -281,6 +287,11 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       [=](unsubscribe_atom, event_sink_actor& sink) {
         auto& subs = self->state.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
+      },
+      [=](release_atom, event_sink_actor& sink) {
+        auto& subs = self->state.subscribers;
+        subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
+        if (subs.empty() && !self->state.shutting_down) begin_shutdown(self);
       },
       [=](std::vector<Event>& events) { emit(self, std::move(events)); },
       [=](RecordItems& rec) {

@@ -210,6 +210,13 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
       [=](unsubscribe_atom, event_sink_actor& sink) {
         if (self->state.sinks.erase(sink) > 0) self->demonitor(sink.address());
       },
+      [=](release_atom, event_sink_actor& sink) {
+        auto& st = self->state;
+        if (st.sinks.erase(sink) > 0) self->demonitor(sink.address());
+        // The remote conversation has this proxy as its one subscriber: it goes when nobody here is left.
+        if (st.sinks.empty() && st.remote)
+          self->send(st.remote, release_atom::value, caf::actor_cast<event_sink_actor>(self));
+      },
       [=](interrupt_atom) -> caf::result<bool> {
         auto& st = self->state;
         if (!st.remote) return false;

@@ -28,7 +28,12 @@ void finish(session_ptr self) {
     self->request(self->state.writer, std::chrono::seconds(10), shutdown_atom::value)
         .then([=](bool) { self->quit(); }, [=](caf::error&) { self->quit(); });
   };
-  if (!st.options.owns_engine) return close_writer();
+  if (!st.options.owns_engine) {
+    // A listener's client left; its conversations go on only for their other clients.
+    for (const auto& [_, conv] : st.conversations)
+      self->send(conv, release_atom::value, caf::actor_cast<event_sink_actor>(self));
+    return close_writer();
+  }
   self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }

@@ -10,7 +10,7 @@
 //   node --experimental-websocket app_server_ws.mjs --llmx <llmx> --mock-llm <mock-llm>
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -131,6 +131,36 @@ async function run() {
   check(!again.error, 'B starts a turn after A closed', again);
   await b.waitFor((x) => x.method === 'turn/completed' && x.params?.turn?.id === again.result?.turn?.id, 'B turn/completed');
   b.ws.close();
+
+  // A client that leaves mid-turn, alone on its thread: the turn stops (nobody is left to see it)
+  // and the thread stays resumable.
+  const c = await connect(url);
+  await c.request('initialize', { clientInfo: { name: 'ws-test', version: '1' } });
+  const lone = (await c.request('thread/start', {})).result?.thread?.id;
+  const hang = await c.request('turn/start', { threadId: lone, input: [{ type: 'text', text: '@mock:hang' }] });
+  check(!hang.error, 'a turn that would run forever started', hang);
+  await c.waitFor((x) => x.method === 'turn/started', 'turn/started');
+  c.ws.close();
+  const rolloutOf = () => {
+    const found = [];
+    const walk = (d) => { for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p); else if (e.name.includes(lone) && e.name.endsWith('.jsonl')) found.push(p);
+    } };
+    walk(home);
+    return found.length ? readFileSync(found[0], 'utf8') : '';
+  };
+  let aborted = false;
+  for (let i = 0; i < 200 && !aborted; i++) {
+    aborted = rolloutOf().includes('"turn_aborted"');
+    if (!aborted) await new Promise((r) => setTimeout(r, 50));
+  }
+  check(aborted, 'the turn of a client that left was interrupted', rolloutOf().slice(-400));
+  const d = await connect(url);
+  await d.request('initialize', { clientInfo: { name: 'ws-test', version: '1' } });
+  const back = await d.request('thread/resume', { threadId: lone });
+  check(back.result?.thread?.id === lone, 'the thread is resumed from its rollout', back);
+  d.ws.close();
 
   const exited = new Promise((resolve) => server.once('exit', (code, sig) => resolve(code ?? sig)));
   server.kill('SIGTERM');
