@@ -329,6 +329,7 @@ void HttpListener::Impl::accept() {
       ++self->live;
       beast::error_code ignored;
       socket.set_option(net::socket_base::keep_alive(true), ignored);  // peers that vanish without a word
+      socket.set_option(tcp::no_delay(true), ignored);  // each event goes out at once (no 40 ms Nagle wait)
       std::make_shared<HttpConnection>(self.get(), ++self->next_id, std::move(socket))->start();
     }
     self->accept();

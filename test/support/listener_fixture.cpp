@@ -35,6 +35,7 @@ httplib::Client Listener::client(std::chrono::seconds read_timeout) const {
   httplib::Client c("127.0.0.1", port_);
   c.set_read_timeout(read_timeout);
   c.set_connection_timeout(std::chrono::seconds(5));
+  c.set_tcp_nodelay(true);
   return c;
 }
 
