@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bench_stats.hpp"
+#include "mcp_server_driver.hpp"
 #include "process.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/base/json_codec.hpp"
@@ -22,27 +23,19 @@ namespace {
 using namespace std::chrono;
 namespace fs = std::filesystem;
 
-
-
-// An `llmx mcp-server` on `home`, spoken to with one request at a time.
+// An `llmx mcp-server` on `home` (the shared driver), spoken to with one request at a time.
 class Client {
  public:
-  Client(const ThreadsBenchEnv& env, const std::string& home)
-      : child_({env.llmx, "mcp-server"}, {{"LLMX_HOME", home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}}) {
+  Client(const ThreadsBenchEnv& env, const std::string& home) : server_({env.llmx, env.url, home, {}}) {
     call("initialize", R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}})");
   }
   ~Client() {
-    child_.close_stdin();
-    child_.wait(seconds(10));
+    server_.child().close_stdin();
+    server_.child().wait(seconds(10));
   }
   // Sends a request and returns its response line (empty on timeout); notifications are skipped.
   std::string call(const std::string& method, const std::string& params) {
-    auto id = next_id_++;
-    child_.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"{}","params":{}}})", id, method, params));
-    auto want = fmt::format(R"("id":{})", id);
-    while (auto line = child_.read_line(seconds(120)))
-      if (line->find(want) != std::string::npos && line->find(R"("method")") == std::string::npos) return *line;
-    return {};
+    return server_.request(method, params, seconds(120));
   }
   // Milliseconds from request to response.
   double timed(const std::string& method, const std::string& params, std::string* response = nullptr) {
@@ -54,8 +47,7 @@ class Client {
   }
 
  private:
-  Child child_;
-  int64_t next_id_ = 0;
+  McpServer server_;
 };
 
 // `n` threads spread over days like a busy user's (about 100 a day), newest now.
