@@ -211,9 +211,12 @@ using conversation_actor = caf::typed_actor<
     // Stop receiving events.
     caf::reacts_to<unsubscribe_atom, event_sink_actor>,
     // A client that leaves for good (a listener's connection closed): it stops receiving events,
-    // and when nobody is left, the running task is interrupted and the conversation shuts down
-    // (its rollout stays, to be resumed) instead of running on for no one.
+    // and when nobody is left, the running task is interrupted instead of running on for no one,
+    // and the conversation unloads after ten minutes without a client (its rollout stays, to be
+    // resumed); a client that subscribes meanwhile keeps it.
     caf::reacts_to<release_atom, event_sink_actor>,
+    // Timer: the unload after a release, if nothing changed since (the count of releases).
+    caf::reacts_to<release_atom, uint64_t>,
     // Interrupt the running task (turn_aborted follows); replies whether a task was running.
     caf::replies_to<interrupt_atom>::with<bool>,
     // From the running turn executor: events to record and fan out, in order.

@@ -17,6 +17,9 @@ namespace llmx {
 
 namespace {
 
+// How long a conversation nobody follows any more stays loaded (a client may come back to it).
+constexpr auto kUnattendedUnload = std::chrono::minutes(10);
+
 struct ConversationState {
   ConversationState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   std::string id;
@@ -30,6 +33,7 @@ struct ConversationState {
   bool first_task = true;  // the first task reports the MCP servers' start-up
   std::string task_sub_id;
   bool shutting_down = false;
+  uint64_t releases = 0;  // bumped by every release and subscribe: an unload timer of an older one is void
   // Persistence: every recorded line goes to the store, which writes it off this thread.
   rollout_store_actor store;
   std::string rollout_path;
@@ -221,7 +225,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       [=](submit_atom, Submission& sub) -> std::string {
         auto& st = self->state;
         if (sub.id.empty()) sub.id = std::to_string(st.next_sub++);
-        if (st.shutting_down) return sub.id;
+        if (st.shutting_down) return std::string();  // refused: nothing would run it
         if (auto* in = sub.op.get_if<UserInputOp>()) {
           if (in->items.empty()) return sub.id;
           if (st.task && in->exclusive.value_or(false)) return std::string();  // busy: refused
@@ -278,6 +282,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           if (s == sink) return;  // subscribing twice must not duplicate or split (P7)
         self->monitor(sink);
         subs.push_back(std::move(sink));
+        ++self->state.releases;  // a client came back: no unload
       },
       [=](interrupt_atom) -> bool {
         if (!self->state.task) return false;
@@ -289,9 +294,21 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
       },
       [=](release_atom, event_sink_actor& sink) {
-        auto& subs = self->state.subscribers;
+        auto& st = self->state;
+        auto& subs = st.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
-        if (subs.empty() && !self->state.shutting_down) begin_shutdown(self);
+        if (!subs.empty() || st.shutting_down) return;
+        if (st.task) self->send(*st.task, interrupt_atom::value);
+        self->delayed_send(self, kUnattendedUnload, release_atom::value, ++st.releases);
+      },
+      [=](release_atom, uint64_t release) {
+        auto& st = self->state;
+        if (release != st.releases || !st.subscribers.empty() || st.shutting_down) return;
+        if (st.task) {  // still ending its interrupted turn: look again later
+          self->delayed_send(self, std::chrono::seconds(1), release_atom::value, st.releases);
+          return;
+        }
+        begin_shutdown(self);
       },
       [=](std::vector<Event>& events) { emit(self, std::move(events)); },
       [=](RecordItems& rec) {

@@ -29,6 +29,7 @@ struct ProxyState {
   bool interrupting = false;              // an interrupt of the running turn was sent
   bool shutting_down = false;
   bool placing = false;
+  bool released = false;  // the remote conversation was released: a new local sink subscribes again
   uint64_t next_flight = 0;
   std::map<uint64_t, InFlight> in_flight;  // forwarded ops not answered yet
   std::vector<InFlight> waiting;           // ops that arrived while the conversation had no node
@@ -205,7 +206,12 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
         return promise;
       },
       [=](subscribe_atom, event_sink_actor& sink) {
-        if (self->state.sinks.insert(sink).second) self->monitor(sink);
+        auto& st = self->state;
+        if (st.sinks.insert(sink).second) self->monitor(sink);
+        if (st.released && st.remote) {
+          st.released = false;
+          self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
+        }
       },
       [=](unsubscribe_atom, event_sink_actor& sink) {
         if (self->state.sinks.erase(sink) > 0) self->demonitor(sink.address());
@@ -214,9 +220,12 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
         auto& st = self->state;
         if (st.sinks.erase(sink) > 0) self->demonitor(sink.address());
         // The remote conversation has this proxy as its one subscriber: it goes when nobody here is left.
-        if (st.sinks.empty() && st.remote)
+        if (st.sinks.empty() && st.remote && !st.released) {
+          st.released = true;
           self->send(st.remote, release_atom::value, caf::actor_cast<event_sink_actor>(self));
+        }
       },
+      [](release_atom, uint64_t) {},  // the remote conversation keeps its own unload timer
       [=](interrupt_atom) -> caf::result<bool> {
         auto& st = self->state;
         if (!st.remote) return false;

@@ -46,6 +46,7 @@ struct Session {
   bool ending = false;                       // DELETE or shutdown: new requests get 404
   std::map<std::string, uint64_t> requests;  // by request id (compact JSON): the exchange
   std::set<std::string> cancelled;           // requests whose client went away: their lines are dropped
+  std::deque<std::string> cancelled_order;   // the same, oldest first (the set is bounded)
   std::optional<uint64_t> get_stream;
   bool used_once = false;                    // made a request after initialize
   std::deque<std::string> backlog;           // SSE events for a GET stream not yet open
@@ -109,10 +110,11 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto& s = sessions[key];
     s.stateless = stateless;
     s.actor = spawn_mcp_session(sys, writer, manager, store, options);
-    // A session that dies of an error never tells its writer: its exchanges end here instead.
-    caf::actor_cast<caf::actor>(s.actor)->attach_functor([weak, key](const caf::error& reason) {
-      if (reason == caf::exit_reason::normal) return;  // the writer's close reports that one, after its last line
-      if (auto core = weak.lock()) core->on_closed(key);
+    // A session that dies of an error never tells its writer: it is told here, and its close
+    // ends the session's exchanges after whatever it still had to write. (Never a lock here:
+    // on an actor already dead this runs at once, on this thread, under `mu`.)
+    caf::actor_cast<caf::actor>(s.actor)->attach_functor([writer](const caf::error& reason) {
+      if (reason != caf::exit_reason::normal) caf::anon_send(writer, shutdown_atom::value);
     });
     return s;
   }
@@ -299,8 +301,11 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
       return;
     }
     s.requests.erase(e.id);
-    if (s.cancelled.size() >= 1024) s.cancelled.clear();  // a bound: lines of long-gone requests are rare
-    s.cancelled.insert(e.id);
+    if (s.cancelled.insert(e.id).second) s.cancelled_order.push_back(e.id);
+    while (s.cancelled_order.size() > 1024) {  // a cancelled call gets no answer: forget the oldest
+      s.cancelled.erase(s.cancelled_order.front());
+      s.cancelled_order.pop_front();
+    }
     // Nobody can receive this request's answer any more: stop its work.
     caf::anon_send(s.actor, line_atom::value, mh::cancelled_notification(e.id, "the HTTP connection closed"));
     if (s.stateless) end_session(s, "the HTTP connection closed");

@@ -111,10 +111,16 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     stream.expires_after(owner->options.request_timeout);
     http::async_read_header(stream, buffer, *parser, [self = shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->read_failed(ec);
-      // A client that waits to be told to send its body (curl does past 1 KiB) is told at once.
       auto& req = self->parser->get();
-      if (lower(std::string_view(req[http::field::expect].data(), req[http::field::expect].size())) == "100-continue" &&
-          !self->parser->is_done()) {
+      self->version = req.version();
+      if (!self->parser->is_done())
+        if (auto r = self->refusal(req); r && r->status != 200) {  // not worth reading its body
+          self->keep_alive = false;
+          return self->queue_answer(serialize(std::move(*r), self->version, false));
+        }
+      // A client that waits to be told to send its body (curl does past 1 KiB) is told at once.
+      if (req.version() >= 11 && !self->parser->is_done() &&
+          lower(std::string_view(req[http::field::expect].data(), req[http::field::expect].size())) == "100-continue") {
         static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
         return net::async_write(self->stream, net::buffer(kContinue), [self](beast::error_code ec, size_t) {
           if (ec) return self->end();
@@ -143,27 +149,34 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     }
   }
 
-  void on_request(http::request<http::string_body> req) {
-    version = req.version();
-    keep_alive = req.keep_alive();
+  // Why a request is refused from its header alone (before its body is read): a foreign Host or
+  // Origin, a missing token; health checks are answered here too.
+  std::optional<HttpResponse> refusal(const http::request<http::string_body>& req) {
     auto field = [&](http::field f) {
       auto v = req[f];
       return std::string_view(v.data(), v.size());
     };
+    auto text = [](int status, std::string body) { return HttpResponse{status, {{"Content-Type", "text/plain"}}, std::move(body)}; };
     auto host = field(http::field::host);
-    if (version < 11) keep_alive = false;  // one exchange per connection, its end marks the body's
-    if (owner->options.local_only && !host.empty() && !is_local_host(host)) return reply_local(403, "host not allowed\n");
-    if (!origin_allowed(field(http::field::origin), host)) return reply_local(403, "origin not allowed\n");
+    if (owner->options.local_only && !host.empty() && !is_local_host(host)) return text(403, "host not allowed\n");
+    if (!origin_allowed(field(http::field::origin), host)) return text(403, "origin not allowed\n");
     auto target = std::string_view(req.target().data(), req.target().size());
     if (req.method() == http::verb::get && (target == "/healthz" || target == "/readyz")) {
-      if (target == "/readyz" && owner->stopped) return reply_local(503, "stopping\n");
-      return reply_local(200, owner->stopped ? "stopping\n" : "ok\n");
+      if (target == "/readyz" && owner->stopped) return text(503, "stopping\n");
+      return text(200, owner->stopped ? "stopping\n" : "ok\n");
     }
-    if (!owner->options.token.empty() && !token_matches(field(http::field::authorization), owner->options.token)) {
-      HttpResponse r{401, {{"Content-Type", "text/plain"}, {"WWW-Authenticate", "Bearer realm=\"llmx\""}},
-                     "a bearer token is required\n"};
-      return queue_answer(serialize(std::move(r), version, keep_alive));
-    }
+    if (!owner->options.token.empty() && !token_matches(field(http::field::authorization), owner->options.token))
+      return HttpResponse{401, {{"Content-Type", "text/plain"}, {"WWW-Authenticate", "Bearer realm=\"llmx\""}},
+                          "a bearer token is required\n"};
+    return std::nullopt;
+  }
+
+  void on_request(http::request<http::string_body> req) {
+    version = req.version();
+    keep_alive = req.keep_alive();
+    if (version < 11) keep_alive = false;  // one exchange per connection, its end marks the body's
+    if (auto r = refusal(req)) return queue_answer(serialize(std::move(*r), version, keep_alive));
+    auto target = std::string_view(req.target().data(), req.target().size());
     if (websocket::is_upgrade(req)) {
       if (!owner->handlers.ws_message) return reply_local(404, "no WebSocket here\n");
       if (owner->stopped) return reply_local(503, "stopping\n");
