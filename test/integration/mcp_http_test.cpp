@@ -30,7 +30,9 @@ struct Http {
 
   httplib::Result post(const std::string& body, const httplib::Headers& headers) {
     auto c = server.client();
-    return c.Post("/mcp", headers, body, std::string(kJson));
+    auto r = c.Post("/mcp", headers, body, std::string(kJson));
+    record_exchange(headers, body, r);
+    return r;
   }
   // initialize + notifications/initialized; the session id.
   std::string open_session(std::string_view caps = "{}") {

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 namespace llmx::test {
@@ -62,6 +64,28 @@ std::vector<Message> messages_of(const httplib::Result& r) {
     start = end + 1;
   }
   return out;
+}
+
+void record_exchange(const httplib::Headers& request_headers, const std::string& body, const httplib::Result& r) {
+  static const char* path = std::getenv("LLMX_MCP_TRAFFIC_LOG");
+  static std::atomic<int> stateless{0};
+  if (!path || !*path || !r) return;
+  std::string conn;
+  if (auto sid = r->get_header_value("Mcp-Session-Id"); !sid.empty()) conn = sid;
+  else if (auto it = request_headers.find("Mcp-Session-Id"); it != request_headers.end()) conn = it->second;
+  else conn = "http-" + std::to_string(::getpid()) + "-" + std::to_string(stateless++);
+  auto line = [&](std::string_view from, std::string_view message) {
+    std::ofstream(path, std::ios::app) << R"({"from":")" << from << R"(","conn":)" << json_quote(conn)
+                                       << R"(,"message":)" << message << "}\n";
+  };
+  try {
+    if (!Message(body).root().is_object()) return;  // bad-input tests post garbage on purpose
+  } catch (const std::exception&) {
+    return;
+  }
+  line("client", body);
+  for (const auto& m : messages_of(r))
+    if (m.root().is_object()) line("server", m.line());
 }
 
 Message last_message(const httplib::Result& r) {

@@ -45,6 +45,11 @@ std::vector<Message> messages_of(const httplib::Result& r);
 // The last of them (fails the test when there is none).
 Message last_message(const httplib::Result& r);
 
+// With LLMX_MCP_TRAFFIC_LOG set, an exchange's messages (the POSTed one, then the answer's) are
+// appended there for the official-schema check (test/js/validate_mcp_wire.mjs), under its session
+// (a 2026 request is a connection of its own).
+void record_exchange(const httplib::Headers& request_headers, const std::string& body, const httplib::Result& r);
+
 // A raw TCP connection to 127.0.0.1:port (closed on destruction).
 class RawSocket {
  public:

@@ -17,10 +17,6 @@ namespace {
 
 using namespace std::chrono;
 
-std::string p90_text(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? "-" : fmt::format("{:.2f} ms (p90 {:.2f})", median(v), v[v.size() * 9 / 10]);
-}
 
 const httplib::Headers kAccept{{"Accept", "application/json, text/event-stream"}};
 

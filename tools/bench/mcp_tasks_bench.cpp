@@ -25,10 +25,6 @@ std::string task_id(json::Parser& parser, const std::string& reply) {
   return "";
 }
 
-std::string p90_text(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? "-" : fmt::format("{:.2f} ms (p90 {:.2f})", median(v), v[v.size() * 9 / 10]);
-}
 
 }  // namespace
 
