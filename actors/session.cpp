@@ -80,6 +80,10 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
 void on_events(session_ptr self, ConversationEvents& batch) {
   std::string lines;
   for (const auto& ev : batch.events) {
+    if (self->state.flavor == SessionState::Flavor::acp) {
+      acp_on_event(self, batch.conversation_id, ev, lines);
+      continue;
+    }
     bool by_call = on_call_event(self, batch.conversation_id, ev, lines);
     forward_to_listeners(self, batch.conversation_id, ev, by_call, lines);
     note_rate_limits(self, ev, lines);
@@ -104,11 +108,18 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
                              result ? std::optional(json::to_text(*result)) : std::nullopt});
     return;
   }
+  if (self->state.flavor == SessionState::Flavor::acp)
+    return caf::anon_send(pending->conversation, submit_atom::value, acp_permission_answer(*pending, result));
   caf::anon_send(pending->conversation, submit_atom::value, answer_submission(*pending, result));
 }
 
 const Methods& methods_of(session_ptr self) {
-  return self->state.flavor == SessionState::Flavor::app ? app_server_methods() : mcp_server_methods();
+  switch (self->state.flavor) {
+    case SessionState::Flavor::app: return app_server_methods();
+    case SessionState::Flavor::acp: return acp_server_methods();
+    case SessionState::Flavor::mcp: break;
+  }
+  return mcp_server_methods();
 }
 
 void on_request(session_ptr self, const rpc::Incoming& in) {
@@ -117,6 +128,9 @@ void on_request(session_ptr self, const rpc::Incoming& in) {
   if (st.flavor == SessionState::Flavor::mcp && mcp::is_stateless_request(in.params)) return serve_stateless(self, in);
   if (st.flavor == SessionState::Flavor::app && !st.initialized && in.method != "initialize")
     return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"));
+  if (st.flavor == SessionState::Flavor::acp && !st.initialized && in.method != "initialize")
+    return write(self, st.rpc.error(in.id, rpc::kInvalidRequest,
+                                    fmt::format("Invalid request: ACP connection must be initialized before '{}'", in.method)));
   if (!methods_of(self).call(self, in, st.responder))
     write(self, st.rpc.error(in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", in.method)));
 }
@@ -138,7 +152,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
                                           conversation_manager_actor manager, rollout_store_actor store,
                                           SessionOptions options) {
   self->state.flavor = flavor;
-  self->state.rpc = rpc::Encoder{flavor == SessionState::Flavor::mcp};  // the app server omits "jsonrpc"
+  self->state.rpc = rpc::Encoder{flavor != SessionState::Flavor::app};  // the app server omits "jsonrpc"
   self->state.writer = std::move(writer);
   self->state.manager = std::move(manager);
   self->state.store = std::move(store);
@@ -267,6 +281,15 @@ const Methods& mcp_server_methods() {
   return table;
 }
 
+const Methods& acp_server_methods() {
+  static const Methods table = [] {
+    Methods t;
+    bind_acp_methods(t);
+    return t;
+  }();
+  return table;
+}
+
 const Methods& app_server_methods() {
   static const Methods table = [] {
     Methods t;
@@ -291,6 +314,12 @@ session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer
 session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
                                 rollout_store_actor store, SessionOptions options) {
   return sys.spawn(session_impl, SessionState::Flavor::app, std::move(writer), std::move(manager), std::move(store),
+                   std::move(options));
+}
+
+session_actor spawn_acp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, SessionOptions options) {
+  return sys.spawn(session_impl, SessionState::Flavor::acp, std::move(writer), std::move(manager), std::move(store),
                    std::move(options));
 }
 

@@ -26,6 +26,10 @@ session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer
 session_actor spawn_app_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
                                 rollout_store_actor store, SessionOptions options);
 
+// `llmx acp`: the Agent Client Protocol v1 (agentclientprotocol.com) for editors.
+session_actor spawn_acp_session(caf::actor_system& sys, line_writer_actor writer, conversation_manager_actor manager,
+                                rollout_store_actor store, SessionOptions options);
+
 enum class Server { mcp, app };
 
 // The methods a server serves, in binding order; `exported_only` leaves out MCP's own methods

@@ -18,6 +18,7 @@
 #include "actors/tool_calls.hpp"
 #include "actors/session.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/acp.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/mcp.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
@@ -26,9 +27,17 @@
 
 namespace llmx::session_detail {
 
+// One ACP session (`llmx acp`): its conversation, the prompt being answered and its mode.
+struct AcpSession {
+  conversation_actor conversation;
+  std::string mode;
+  std::optional<acp::AcpTurn> turn;          // the running prompt's translation
+  std::optional<rpc::Reply<RawJson>> prompt;  // its pending answer (the stop reason)
+};
+
 struct SessionState {
   SessionState() = default;
-  enum class Flavor { mcp, app };
+  enum class Flavor { mcp, app, acp };
   Flavor flavor = Flavor::mcp;
   line_writer_actor writer;
   conversation_manager_actor manager;
@@ -63,6 +72,9 @@ struct SessionState {
   // Threads started or resumed through v2 here: their P9 notifications are derived per thread.
   std::map<std::string, v2::EventTranslator> v2_threads;
   rpc::ResponderPtr responder;  // how method answers reach the writer
+  // ACP (`llmx acp`): the client's capabilities and its sessions, by session id (the thread id).
+  acp::ClientCapabilities acp_caps;
+  std::map<std::string, AcpSession> acp_sessions;
   bool shutting_down = false;
   bool finished = false;
   static inline const char* name = "llmx.session";
@@ -166,6 +178,7 @@ void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params,
 // The methods each file serves, bound into a server's table.
 void bind_mcp_methods(Methods& t);           // mcp_methods.cpp: MCP itself and its tools
 void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, thread/*, turn/*
+void bind_acp_methods(Methods& t);           // acp_methods.cpp: the Agent Client Protocol
 void bind_conversation_methods(Methods& t);  // conversation_methods.cpp: the v1 conversation methods
 enum class ModelListShape { items, data };  // model/list's result key per server (DECISIONS P8)
 void bind_thread_methods(Methods& t, ModelListShape shape);  // thread_methods.cpp: stored threads, models
@@ -182,6 +195,13 @@ bool cancel_stateless_call(session_ptr self, const std::string& request_id_json)
 // The servers' tables, built once.
 const Methods& mcp_server_methods();
 const Methods& app_server_methods();
+const Methods& acp_server_methods();
+
+// ACP (acp_methods.cpp): a conversation's events as session/update notifications, permission
+// requests and the prompt's answer; true when the conversation is one of this session's.
+bool acp_on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines);
+// The client's answer to a session/request_permission.
+Submission acp_permission_answer(const PendingApproval& pending, const std::optional<json::Element>& result);
 
 // Forwards one conversation event to this session's v1 listeners (`llmx/event/<type>`, approval
 // requests, parked interrupts); `skip_approvals` when a tool call of this session already asks.

@@ -129,6 +129,9 @@ int main(int argc, char** argv) {
   app_cmd->add_option("--listen", app_opts.listen,
                       "Serve WebSocket clients at ws://HOST:PORT (port 0 picks one; off loopback LLMX_LISTEN_TOKEN "
                       "is required) instead of stdio");
+  llmx::cli::ServeOptions acp_opts;
+  auto* acp_cmd = app.add_subcommand("acp", "Serve the Agent Client Protocol over stdio (for editors: Zed, JetBrains, ...)");
+  add_common(acp_cmd, acp_opts.overrides);
   std::string schema_out, ts_out, prettier;
   auto* schema_cmd = app_cmd->add_subcommand("generate-json-schema", "Write the JSON Schema of the app-server protocol");
   schema_cmd->add_option("-o,--out", schema_out, "Output directory")->required();
@@ -219,6 +222,11 @@ int main(int argc, char** argv) {
       app_opts.overrides.cli_overrides.insert(app_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
                                               config_overrides.end());
       return llmx::cli::run_app_server(app_opts);
+    }
+    if (*acp_cmd) {
+      acp_opts.overrides.cli_overrides.insert(acp_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
+                                              config_overrides.end());
+      return llmx::cli::run_acp(acp_opts);
     }
     if (*mcp_cmd) {
       serve.overrides.cli_overrides.insert(serve.overrides.cli_overrides.begin(), config_overrides.begin(),

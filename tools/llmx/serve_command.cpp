@@ -52,7 +52,10 @@ std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& no
   return out;
 }
 
-int serve(const ServeOptions& options, bool app) {
+enum class Front { mcp, app, acp };
+
+int serve(const ServeOptions& options, Front front) {
+  const bool app = front == Front::app;
   // Fail fast on a broken config.toml, before any message is read.
   ClusterOptions cluster;
   TlsFiles tls;
@@ -75,12 +78,15 @@ int serve(const ServeOptions& options, bool app) {
   caf::actor_system sys{cfg};
   auto engine = clustered ? start_cluster_engine(sys, std::move(cluster)) : start_engine(sys);
   // MCP tasks outlive a request but not the server: the board ends with the session.
-  auto tasks = app ? mcp_task_board_actor{} : spawn_mcp_task_board(sys);
+  auto tasks = front == Front::mcp ? spawn_mcp_task_board(sys) : mcp_task_board_actor{};
   if (!options.listen.empty()) return listen(sys, engine, options, signals, app, tasks);
   auto writer = spawn_line_writer(sys);
-  auto session = app ? spawn_app_session(sys, writer, engine.manager, engine.store, SessionOptions{options.overrides})
-                     : spawn_mcp_session(sys, writer, engine.manager, engine.store,
-                                         SessionOptions{options.overrides, tasks, ""});
+  auto session = front == Front::app ? spawn_app_session(sys, writer, engine.manager, engine.store,
+                                                         SessionOptions{options.overrides})
+                 : front == Front::acp ? spawn_acp_session(sys, writer, engine.manager, engine.store,
+                                                           SessionOptions{options.overrides})
+                                       : spawn_mcp_session(sys, writer, engine.manager, engine.store,
+                                                           SessionOptions{options.overrides, tasks, ""});
   spawn_stdio_reader(sys, session);
   {
     // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the
@@ -112,9 +118,11 @@ int serve(const ServeOptions& options, bool app) {
 
 }  // namespace
 
-int run_mcp_server(const ServeOptions& options) { return serve(options, false); }
+int run_mcp_server(const ServeOptions& options) { return serve(options, Front::mcp); }
 
-int run_app_server(const ServeOptions& options) { return serve(options, true); }
+int run_app_server(const ServeOptions& options) { return serve(options, Front::app); }
+
+int run_acp(const ServeOptions& options) { return serve(options, Front::acp); }
 
 int run_prettier(const std::string& prettier, const std::string& dir) {
   std::vector<std::string> args{prettier, "--write"};

@@ -22,6 +22,9 @@ int run_mcp_server(const ServeOptions& options);
 // `llmx app-server`: the v1 conversation API and the v2 thread/turn API over stdio.
 int run_app_server(const ServeOptions& options);
 
+// `llmx acp`: the Agent Client Protocol v1 over stdio, for editors.
+int run_acp(const ServeOptions& options);
+
 // `generate-ts --prettier BIN`: runs `BIN --write <every .ts file under dir>`; its exit code.
 int run_prettier(const std::string& prettier, const std::string& dir);
 

@@ -1,0 +1,176 @@
+// `llmx acp`: the Agent Client Protocol v1 for editors (issue 17). An ACP session is one
+// conversation: session/prompt runs a turn and answers its stop reason after streaming it as
+// session/update; approvals are session/request_permission; modes are the approval presets.
+// The protocol's shapes are plain code in protocol/rpc/acp.*.
+#include "actors/session_state.hpp"
+
+#include <filesystem>
+
+#include "protocol/base/json_writer.hpp"
+#include "sandbox/approval.hpp"
+
+namespace llmx::session_detail {
+
+namespace {
+
+using RawReply = Reply<RawJson>;
+
+RpcError session_not_found(const std::string& id) {
+  json::Writer w;
+  w.begin_object().field("sessionId", id).end_object();
+  return RpcError{acp::kResourceNotFound, "Resource not found: session " + id, w.take()};
+}
+
+// The config overrides of a mode.
+ConfigOverrides mode_overrides(const acp::Mode& m) {
+  ConfigOverrides o;
+  o.approval_policy = enum_from_name<AskForApproval>(m.approval_policy);
+  o.sandbox_mode = enum_from_name<SandboxMode>(m.sandbox_mode);
+  return o;
+}
+
+void initialize(session_ptr self, acp::InitializeParams p, RawReply reply) {
+  auto& st = self->state;
+  st.initialized = true;
+  st.acp_caps = acp::read_client_capabilities(p.clientCapabilities);
+  reply(RawJson{acp::initialize_result()});
+}
+
+// The one method: the key llmx already has (LLMX_API_KEY or the provider's variable).
+void authenticate(session_ptr self, acp::AuthenticateParams p, RawReply reply) {
+  if (p.methodId != "api-key") return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown auth method " + p.methodId});
+  reply(RawJson{"{}"});
+}
+
+void new_session(session_ptr self, acp::NewSessionParams p, RawReply reply) {
+  if (!std::filesystem::path(p.cwd).is_absolute())
+    return reply(RpcError{rpc::kInvalidParams, "Invalid params: cwd must be an absolute path"});
+  const auto* mode = acp::find_mode(acp::kDefaultMode);
+  auto overrides = mode_overrides(*mode);
+  overrides.cwd = p.cwd;
+  auto cfg = config_or_error(self, reply, [&] { return overrides; });
+  if (!cfg) return;
+  cfg->session_source = "acp";
+  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+            remember(self, sc.session_id, conv);
+            subscribe(self, conv);
+            self->state.acp_sessions[sc.session_id] = AcpSession{conv, mode->id, std::nullopt, std::nullopt};
+            reply(RawJson{acp::new_session_result(sc.session_id, mode->id)});
+          },
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInternalError, "cannot start a session")); });
+}
+
+void prompt(session_ptr self, acp::PromptParams p, RawReply reply) {
+  auto& st = self->state;
+  auto it = st.acp_sessions.find(p.sessionId);
+  if (it == st.acp_sessions.end()) return reply(session_not_found(p.sessionId));
+  auto& s = it->second;
+  if (s.prompt)
+    return reply(RpcError{rpc::kInvalidRequest, "Invalid request: a prompt is already running in this session; "
+                                                "cancel it or wait for its answer"});
+  std::string text;
+  try {
+    text = acp::prompt_text(p.prompt);
+  } catch (const json::DecodeError& err) {
+    return reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
+  }
+  if (text.empty()) return reply(RpcError{rpc::kInvalidParams, "Invalid params: the prompt is empty"});
+  s.prompt = reply;
+  s.turn.emplace(p.sessionId);
+  UserInputOp input{{TextInput{std::move(text)}}, true, true};
+  auto id = p.sessionId;
+  self->request(s.conversation, caf::infinite, submit_atom::value, Submission{"", std::move(input)})
+      .then(
+          [=](const std::string& sub) {
+            if (!sub.empty()) return;
+            auto& sessions = self->state.acp_sessions;
+            if (auto it = sessions.find(id); it != sessions.end() && it->second.prompt) {
+              it->second.prompt.reset();  // refused: the conversation is busy or ending
+              reply(RpcError{rpc::kInvalidRequest, "Invalid request: the session cannot take a prompt now"});
+            }
+          },
+          [=](caf::error& err) {
+            auto& sessions = self->state.acp_sessions;
+            if (auto it = sessions.find(id); it != sessions.end()) it->second.prompt.reset();
+            reply(rpc_error_of(err, rpc::kInternalError, "cannot run the prompt"));
+          });
+}
+
+// A notification: the running turn stops, and its prompt answers `cancelled`.
+void cancel(session_ptr self, acp::SessionIdParams p) {
+  auto& st = self->state;
+  auto it = st.acp_sessions.find(p.sessionId);
+  if (it == st.acp_sessions.end() || !it->second.prompt) return;
+  caf::anon_send(it->second.conversation, submit_atom::value, Submission{"", InterruptOp{}});
+}
+
+void set_mode(session_ptr self, acp::SetModeParams p, RawReply reply) {
+  auto& st = self->state;
+  auto it = st.acp_sessions.find(p.sessionId);
+  if (it == st.acp_sessions.end()) return reply(session_not_found(p.sessionId));
+  const auto* mode = acp::find_mode(p.modeId);
+  if (!mode) return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown mode " + p.modeId});
+  it->second.mode = mode->id;
+  auto o = mode_overrides(*mode);
+  OverrideTurnContextOp op;
+  op.approval_policy = o.approval_policy;
+  op.sandbox_policy = SandboxPolicy{*o.sandbox_mode};
+  caf::anon_send(it->second.conversation, submit_atom::value, Submission{"", std::move(op)});
+  reply(RawJson{"{}"});
+}
+
+}  // namespace
+
+bool acp_on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
+  auto& st = self->state;
+  auto it = st.acp_sessions.find(conversation_id);
+  if (it == st.acp_sessions.end()) return false;
+  auto& s = it->second;
+  if (!s.turn) return true;  // nothing asked: nothing to stream
+  std::vector<std::string> updates;
+  s.turn->translate(ev, updates);
+  for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
+  if (auto ask = acp::permission_params(conversation_id, ev)) {
+    auto kind = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? AskKind::patch : AskKind::exec;
+    auto call_id = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? ev.msg.get_if<ApplyPatchApprovalRequestEvent>()->call_id
+                                                                 : ev.msg.get_if<ExecApprovalRequestEvent>()->call_id;
+    auto id = st.outgoing.add(PendingApproval{s.conversation, call_id, kind, {}});
+    add_line(lines, st.rpc.request(id, "session/request_permission", *ask));
+  }
+  if (auto stop = s.turn->stop_reason(ev)) {
+    // The updates go out before the answer (ACP: nothing of a prompt after its response).
+    if (!lines.empty()) {
+      write(self, std::move(lines));
+      lines.clear();
+    }
+    auto reply = std::move(*s.prompt);
+    auto error = s.turn->error();
+    s.prompt.reset();
+    s.turn.reset();
+    if (*stop == "end_turn" && error) return reply(RpcError{rpc::kInternalError, *error}), true;
+    json::Writer w;
+    w.begin_object().field("stopReason", *stop).end_object();
+    reply(RawJson{w.take()});
+  }
+  return true;
+}
+
+Submission acp_permission_answer(const PendingApproval& pending, const std::optional<json::Element>& result) {
+  auto decision = sandbox::parse_decision(result ? acp::decision_of(json::to_text(*result)) : "denied");
+  if (pending.kind == AskKind::patch) return Submission{"", PatchApprovalOp{pending.call_id, decision}};
+  return Submission{"", ExecApprovalOp{pending.call_id, decision}};
+}
+
+void bind_acp_methods(Methods& t) {
+  constexpr auto acp = rpc::Export::no;
+  t.bind<acp::InitializeParams, RawJson>("initialize", initialize, acp);
+  t.bind<acp::AuthenticateParams, RawJson>("authenticate", authenticate, acp);
+  t.bind<acp::NewSessionParams, RawJson>("session/new", new_session, acp);
+  t.bind<acp::PromptParams, RawJson>("session/prompt", prompt, acp);
+  t.bind<acp::SetModeParams, RawJson>("session/set_mode", set_mode, acp);
+  t.on<acp::SessionIdParams>("session/cancel", cancel);
+}
+
+}  // namespace llmx::session_detail

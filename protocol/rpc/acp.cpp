@@ -1,0 +1,275 @@
+#include "protocol/rpc/acp.hpp"
+
+#include <filesystem>
+
+#include "protocol/base/json_reader.hpp"
+#include "protocol/base/json_writer.hpp"
+#include "protocol/rpc/v2_events.hpp"
+
+namespace llmx::acp {
+
+namespace {
+
+std::string text_block(std::string_view text) {
+  json::Writer w;
+  w.begin_object().field("type", "text").field("text", text).end_object();
+  return w.take();
+}
+
+// A command's kind for the editor: reading, searching, or running.
+std::string_view command_kind(const std::vector<ParsedCommand>& parsed) {
+  if (parsed.empty()) return "execute";
+  bool read = true, search = true;
+  for (const auto& p : parsed) {
+    read = read && p.is<ParsedRead>();
+    search = search && (p.is<ParsedSearch>() || p.is<ParsedListFiles>());
+  }
+  return read ? "read" : search ? "search" : "execute";
+}
+
+// The files a patch touches, as tool-call content (diffs) and locations.
+void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes) {
+  w.key("content").begin_array();
+  for (const auto& [path, change] : changes) {
+    if (const auto* add = change.get_if<FileAdd>()) {
+      w.begin_object().field("type", "diff").field("path", path).key("oldText").null().field("newText", add->content);
+      w.end_object();
+    } else if (const auto* update = change.get_if<FileUpdate>()) {
+      // Only the unified diff is known before the patch is applied: shown as such.
+      w.begin_object().field("type", "content").key("content").raw(text_block(update->unified_diff)).end_object();
+    } else {
+      w.begin_object().field("type", "content").key("content").raw(text_block("delete " + path)).end_object();
+    }
+  }
+  w.end_array();
+  w.key("locations").begin_array();
+  for (const auto& [path, _] : changes) w.begin_object().field("path", path).end_object();
+  w.end_array();
+}
+
+std::string patch_title(const std::map<std::string, FileChange>& changes) {
+  std::string names;
+  for (const auto& [path, _] : changes)
+    names += (names.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+  return "Edit " + names;
+}
+
+}  // namespace
+
+ClientCapabilities read_client_capabilities(const std::optional<RawJson>& capabilities) {
+  ClientCapabilities caps;
+  if (!capabilities) return caps;
+  try {
+    json::Parser parser;
+    auto root = parser.parse(capabilities->text);
+    if (!root.is_object()) return caps;
+    json::Object o = root.get_object().value_unsafe();
+    if (auto fs = json::object_if(o, "fs")) {
+      caps.read_text_file = json::get_bool(*fs, "readTextFile").value_or(false);
+      caps.write_text_file = json::get_bool(*fs, "writeTextFile").value_or(false);
+    }
+  } catch (const std::exception&) {
+  }
+  return caps;
+}
+
+std::string initialize_result() {
+  json::Writer w;
+  w.begin_object().field("protocolVersion", static_cast<int64_t>(kProtocolVersion));
+  w.key("agentCapabilities").begin_object().field("loadSession", false);
+  w.key("promptCapabilities").begin_object().field("image", false).field("audio", false).field("embeddedContext", true).end_object();
+  w.key("mcpCapabilities").begin_object().field("http", false).field("sse", false).end_object();
+  w.end_object();
+  w.key("agentInfo").begin_object().field("name", "llmx").field("title", "LLMX").field("version", LLMX_VERSION).end_object();
+  // The key llmx already reads (LLMX_API_KEY or the provider's variable): `authenticate` checks nothing more.
+  w.key("authMethods").begin_array().begin_object().field("id", "api-key").field("name", "API key");
+  w.field("description", "The model provider's API key from the agent's environment (LLMX_API_KEY)").end_object();
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+const std::vector<Mode>& modes() {
+  static const std::vector<Mode> all = {
+      {"read-only", "Read only", "Reads files and runs read-only commands; asks before anything else", "on-request",
+       "read-only"},
+      {"auto", "Auto", "Edits files and runs commands in the workspace; asks before leaving it", "on-request",
+       "workspace-write"},
+      {"full-access", "Full access", "Runs anything without asking, outside the sandbox", "never",
+       "danger-full-access"},
+  };
+  return all;
+}
+
+const Mode* find_mode(std::string_view id) {
+  for (const auto& m : modes())
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+std::string mode_state(std::string_view current) {
+  json::Writer w;
+  w.begin_object().field("currentModeId", current).key("availableModes").begin_array();
+  for (const auto& m : modes())
+    w.begin_object().field("id", m.id).field("name", m.name).field("description", m.description).end_object();
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string new_session_result(const std::string& session_id, std::string_view mode) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).key("modes").raw(mode_state(mode)).end_object();
+  return w.take();
+}
+
+std::string prompt_text(const RawJson& blocks) {
+  json::Parser parser;
+  auto root = parser.parse(blocks.text);
+  if (!root.is_array()) throw json::DecodeError("must be an array of content blocks", "prompt");
+  std::string out;
+  auto add = [&](std::string_view piece) {
+    if (!out.empty()) out += "\n";
+    out += piece;
+  };
+  json::Array array = root.get_array().value_unsafe();  // named: a temporary's range would dangle
+  for (auto block : array) {
+    if (!block.is_object()) throw json::DecodeError("a content block is an object", "prompt");
+    json::Object b = block.get_object().value_unsafe();
+    auto type = json::string_if(b, "type").value_or("");
+    if (type == "text") {
+      add(json::string_if(b, "text").value_or(""));
+    } else if (type == "resource_link") {
+      add(std::string("[") + std::string(json::string_if(b, "name").value_or("")) + "](" +
+          std::string(json::string_if(b, "uri").value_or("")) + ")");
+    } else if (type == "resource") {
+      if (auto r = json::object_if(b, "resource")) {
+        auto uri = std::string(json::string_if(*r, "uri").value_or(""));
+        if (auto text = json::string_if(*r, "text")) add("<context uri=\"" + uri + "\">\n" + std::string(*text) + "\n</context>");
+        else add("[" + uri + "]");
+      }
+    } else {
+      throw json::DecodeError("content blocks of type `" + std::string(type) + "` are not accepted", "prompt");
+    }
+  }
+  return out;
+}
+
+std::string AcpTurn::update(std::string_view body_json) const {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id_).key("update").raw(body_json).end_object();
+  return w.take();
+}
+
+void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
+  json::Writer w;
+  const auto& m = ev.msg;
+  if (const auto* d = m.get_if<AgentMessageDeltaEvent>()) {
+    w.begin_object().field("sessionUpdate", "agent_message_chunk").key("content").raw(text_block(d->delta)).end_object();
+  } else if (const auto* r = m.get_if<AgentReasoningDeltaEvent>()) {
+    w.begin_object().field("sessionUpdate", "agent_thought_chunk").key("content").raw(text_block(r->delta)).end_object();
+  } else if (const auto* b = m.get_if<ExecCommandBeginEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", b->call_id);
+    w.field("title", v2::join_command(b->command)).field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
+    w.key("rawInput").begin_object().key("command").begin_array();
+    for (const auto& a : b->command) w.string(a);
+    w.end_array().field("cwd", b->cwd).end_object();
+    w.end_object();
+  } else if (const auto* e = m.get_if<ExecCommandEndEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", e->call_id);
+    w.field("status", e->exit_code == 0 ? "completed" : "failed");
+    const auto& out = e->aggregated_output.empty() ? e->stdout_text + e->stderr_text : e->aggregated_output;
+    w.key("content").begin_array();
+    if (!out.empty()) w.begin_object().field("type", "content").key("content").raw(text_block(out)).end_object();
+    w.end_array();
+    w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
+    w.end_object();
+  } else if (const auto* p = m.get_if<PatchApplyBeginEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
+    w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
+    patch_fields(w, p->changes);
+    w.end_object();
+  } else if (const auto* pe = m.get_if<PatchApplyEndEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
+    w.field("status", pe->success ? "completed" : "failed").end_object();
+  } else if (const auto* plan = m.get_if<PlanUpdateEvent>()) {
+    w.begin_object().field("sessionUpdate", "plan").key("entries").begin_array();
+    for (const auto& item : plan->plan)
+      w.begin_object().field("content", item.step).field("priority", "medium")
+          .field("status", enum_name(item.status)).end_object();
+    w.end_array().end_object();
+  } else if (const auto* mb = m.get_if<McpToolCallBeginEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", mb->call_id);
+    w.field("title", mb->invocation.server + "." + mb->invocation.tool).field("kind", "other").field("status", "in_progress");
+    if (mb->invocation.arguments) w.key("rawInput").raw(mb->invocation.arguments->text);
+    w.end_object();
+  } else if (const auto* me = m.get_if<McpToolCallEndEvent>()) {
+    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", me->call_id);
+    bool ok = me->result.text.find("\"Err\"") == std::string::npos && me->result.text.find("\"isError\":true") == std::string::npos;
+    w.field("status", ok ? "completed" : "failed").end_object();
+  } else {
+    return;
+  }
+  updates.push_back(update(w.take()));
+}
+
+std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {
+  const auto& m = ev.msg;
+  if (const auto* e = m.get_if<ErrorEvent>()) {
+    error_ = e->message;
+    return std::nullopt;
+  }
+  if (m.is<TurnAbortedEvent>()) return "cancelled";
+  if (m.is<TaskCompleteEvent>()) {
+    if (error_ && (error_->find("context window") != std::string::npos || error_->find("max_tokens") != std::string::npos ||
+                   error_->find("length") != std::string::npos))
+      return "max_tokens";
+    if (error_ && error_->find("content filter") != std::string::npos) return "refusal";
+    return "end_turn";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> permission_params(const std::string& session_id, const Event& ev) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).key("toolCall").begin_object();
+  if (const auto* x = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+    w.field("toolCallId", x->call_id).field("title", v2::join_command(x->command)).field("kind", "execute");
+    w.field("status", "pending").key("rawInput").begin_object().key("command").begin_array();
+    for (const auto& a : x->command) w.string(a);
+    w.end_array().field("cwd", x->cwd);
+    if (x->reason) w.field("reason", *x->reason);
+    w.end_object();
+  } else if (const auto* p = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+    w.field("toolCallId", p->call_id).field("title", patch_title(p->changes)).field("kind", "edit").field("status", "pending");
+    patch_fields(w, p->changes);
+  } else {
+    return std::nullopt;
+  }
+  w.end_object();
+  w.key("options").begin_array();
+  for (auto [id, name] : {std::pair{"allow_once", "Allow"}, std::pair{"allow_always", "Allow for this session"},
+                          std::pair{"reject_once", "Reject"}, std::pair{"reject_always", "Reject and stop"}})
+    w.begin_object().field("optionId", id).field("name", name).field("kind", id).end_object();
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string decision_of(std::string_view result_json) {
+  try {
+    json::Parser parser;
+    auto root = parser.parse(result_json);
+    if (!root.is_object()) return "denied";
+    auto outcome = json::object_if(root.get_object().value_unsafe(), "outcome");
+    if (!outcome) return "denied";
+    auto kind = json::string_if(*outcome, "outcome").value_or("");
+    if (kind == "cancelled") return "abort";
+    auto option = json::string_if(*outcome, "optionId").value_or("");
+    if (option == "allow_once") return "approved";
+    if (option == "allow_always") return "approved_for_session";
+    if (option == "reject_always") return "abort";  // no, and stop the turn
+  } catch (const std::exception&) {
+  }
+  return "denied";
+}
+
+}  // namespace llmx::acp

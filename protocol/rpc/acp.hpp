@@ -1,0 +1,108 @@
+// The Agent Client Protocol (ACP v1, agentclientprotocol.com; issue 17): what `llmx acp` reads and
+// writes, as plain code. Params are structs (decoded by the method table); a conversation's events
+// become `session/update` notifications (AcpTurn), its approvals `session/request_permission`
+// requests, and the end of a turn the prompt's stop reason. actors/acp_methods.cpp serves them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/base/json_codec.hpp"
+#include "protocol/core/event_msgs.hpp"
+#include "protocol/core/events.hpp"
+
+namespace llmx::acp {
+
+inline constexpr int kProtocolVersion = 1;
+// Error codes ACP adds to JSON-RPC's.
+inline constexpr int kAuthRequired = -32000;
+inline constexpr int kResourceNotFound = -32002;
+
+struct InitializeParams {
+  int64_t protocolVersion = kProtocolVersion;
+  std::optional<RawJson> clientCapabilities;
+  std::optional<RawJson> clientInfo;
+  LLMX_FIELDS(v("protocolVersion", s.protocolVersion); v("clientCapabilities", s.clientCapabilities);
+              v("clientInfo", s.clientInfo))
+};
+
+struct AuthenticateParams {
+  std::string methodId;
+  LLMX_FIELDS(v("methodId", s.methodId))
+};
+
+struct NewSessionParams {
+  std::string cwd;
+  std::optional<RawJson> mcpServers;
+  LLMX_FIELDS(v("cwd", s.cwd); v("mcpServers", s.mcpServers))
+};
+
+struct PromptParams {
+  std::string sessionId;
+  RawJson prompt;  // ContentBlock[]
+  LLMX_FIELDS(v("sessionId", s.sessionId); v("prompt", s.prompt))
+};
+
+struct SessionIdParams {
+  std::string sessionId;
+  LLMX_FIELDS(v("sessionId", s.sessionId))
+};
+
+struct SetModeParams {
+  std::string sessionId;
+  std::string modeId;
+  LLMX_FIELDS(v("sessionId", s.sessionId); v("modeId", s.modeId))
+};
+
+// What the client declared it can do.
+struct ClientCapabilities {
+  bool read_text_file = false;
+  bool write_text_file = false;
+};
+ClientCapabilities read_client_capabilities(const std::optional<RawJson>& capabilities);
+
+// initialize's result: version 1 whatever was asked (the client decides whether it can speak it).
+std::string initialize_result();
+
+// The approval presets a session can run in (`session/set_mode`).
+struct Mode {
+  std::string id, name, description;
+  std::string approval_policy;  // config values
+  std::string sandbox_mode;
+};
+const std::vector<Mode>& modes();
+const Mode* find_mode(std::string_view id);
+inline constexpr std::string_view kDefaultMode = "auto";
+// `{currentModeId, availableModes}`.
+std::string mode_state(std::string_view current);
+// session/new's result.
+std::string new_session_result(const std::string& session_id, std::string_view mode);
+
+// The text of a prompt's content blocks (text, and resource links and embedded resources as
+// their URI and text); throws json::DecodeError when it is not an array of blocks.
+std::string prompt_text(const RawJson& blocks);
+
+// One turn's events as `session/update` notifications (params JSON, in order).
+class AcpTurn {
+ public:
+  explicit AcpTurn(std::string session_id) : session_id_(std::move(session_id)) {}
+  void translate(const Event& ev, std::vector<std::string>& updates);
+  // The stop reason once the turn ended with this event (end_turn, cancelled, max_tokens,
+  // refusal); nullopt while it goes on. `error` is set when it failed.
+  std::optional<std::string> stop_reason(const Event& ev);
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  std::string update(std::string_view body_json) const;
+  std::string session_id_;
+  std::optional<std::string> error_;
+};
+
+// session/request_permission params for an approval event (nullopt for other events).
+std::optional<std::string> permission_params(const std::string& session_id, const Event& ev);
+// The decision a permission outcome means: "approved", "approved_for_session", "denied" or
+// "abort" (cancelled).
+std::string decision_of(std::string_view result_json);
+
+}  // namespace llmx::acp

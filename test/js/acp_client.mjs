@@ -1,0 +1,166 @@
+// `llmx acp` driven by the official Agent Client Protocol SDK (@agentclientprotocol/sdk, pinned in
+// package.json) the way an editor does (ctest: js/acp_client; issue 17):
+//   * initialize (version 1, capabilities, the api-key auth method) and authenticate;
+//   * session/new with the modes (approval presets); a prompt with a streamed answer;
+//   * a command that needs approval: session/request_permission answered allow, then reject;
+//   * cancel mid-turn (the prompt answers `cancelled`);
+//   * bad input: an unknown session (-32002), a prompt while another runs (-32600), a relative
+//     cwd and a malformed prompt (-32602), an unknown method (-32601).
+//
+//   node acp_client.mjs --llmx <llmx> --mock-llm <mock-llm>
+import * as acp from '@agentclientprotocol/sdk';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+
+const { values: opts } = parseArgs({ options: { llmx: { type: 'string' }, 'mock-llm': { type: 'string' } } });
+if (!opts.llmx || !opts['mock-llm']) {
+  console.error('usage: node acp_client.mjs --llmx <llmx> --mock-llm <mock-llm>');
+  process.exit(2);
+}
+
+const children = [];
+const dirs = [];
+let checks = 0;
+let stderr = '';
+function check(ok, what, detail) {
+  checks++;
+  if (!ok) throw new Error(`check failed: ${what}${detail === undefined ? '' : `\n  got: ${JSON.stringify(detail)}`}`);
+}
+function tmp(prefix) {
+  const d = mkdtempSync(path.join(process.env.TMPDIR || tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+function cleanup() {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) try { c.kill('SIGKILL'); } catch {}
+  for (const d of dirs) try { rmSync(d, { recursive: true, force: true }); } catch {}
+}
+
+function startMock() {
+  return new Promise((resolve, reject) => {
+    const mock = spawn(opts['mock-llm'], ['--exit-on-stdin-eof'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(mock);
+    let out = '';
+    mock.on('exit', (code) => reject(new Error(`mock-llm exited (${code})`)));
+    mock.stdout.on('data', (b) => {
+      out += b;
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')).trim());
+    });
+  });
+}
+
+async function expectError(promise, code, what) {
+  try {
+    await promise;
+  } catch (e) {
+    check(e.code === code, `${what}: error ${code}`, { code: e.code, message: e.message, data: e.data });
+    return e;
+  }
+  throw new Error(`check failed: ${what}: expected error ${code}, got a result`);
+}
+
+async function run() {
+  const mockUrl = await startMock();
+  const home = tmp('llmx-acp-home-');
+  const ws = realpathSync(tmp('llmx-acp-ws-'));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp('llmx-acp-user-'), LLMX_HOME: home,
+                LLMX_BASE_URL: mockUrl, LLMX_API_KEY: 'test' };
+  const agentProc = spawn(opts.llmx, ['acp'], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(agentProc);
+  agentProc.stderr.on('data', (b) => { stderr += b; });
+
+  const updates = new Map();  // sessionId -> updates
+  let permissionAnswer = 'allow_once';
+  const permissions = [];
+  const app = acp.client({ name: 'llmx-acp-test' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      if (!updates.has(params.sessionId)) updates.set(params.sessionId, []);
+      updates.get(params.sessionId).push(params.update);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: 'selected', optionId: permissionAnswer } };
+    });
+  const stream = acp.ndJsonStream(Writable.toWeb(agentProc.stdin), Readable.toWeb(agentProc.stdout));
+  await app.connectWith(stream, async (agent) => {
+    const init = await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
+      clientInfo: { name: 'llmx-acp-test', version: '1.0.0' } });
+    check(init.protocolVersion === 1, 'the agent speaks version 1', init);
+    check(init.agentInfo?.name === 'llmx', 'agentInfo names llmx', init);
+    check(init.agentCapabilities?.promptCapabilities?.embeddedContext === true, 'embedded context is accepted', init);
+    check(init.authMethods?.some((m) => m.id === 'api-key'), 'the api-key auth method is offered', init);
+    await agent.request(acp.methods.agent.authenticate, { methodId: 'api-key' });
+
+    const created = await agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+    const sessionId = created.sessionId;
+    check(typeof sessionId === 'string' && sessionId.length > 0, 'session/new gives a session', created);
+    check(created.modes?.currentModeId === 'auto', 'the session starts in auto mode', created.modes);
+    check(['read-only', 'auto', 'full-access'].every((id) => created.modes.availableModes.some((m) => m.id === id)),
+          'the modes are the approval presets', created.modes);
+
+    // A streamed answer.
+    const answer = await agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: '@mock:text deltas=3' }] });
+    check(answer.stopReason === 'end_turn', 'the prompt ends its turn', answer);
+    const chunks = (updates.get(sessionId) ?? []).filter((u) => u.sessionUpdate === 'agent_message_chunk');
+    check(chunks.length >= 2, 'the answer was streamed in chunks', chunks.length);
+    check(chunks.map((c) => c.content.text).join('').length > 10, 'the chunks carry the answer', chunks);
+
+    // A command that needs approval (rm -f is asked about under on-request): allowed, then rejected.
+    const victim = path.join(ws, 'victim.txt');
+    writeFileSync(victim, 'x');
+    const allowed = await agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: `@mock:shell cmd=rm -f ${victim}` }] });
+    check(allowed.stopReason === 'end_turn', 'the approved turn ends', allowed);
+    check(permissions.length === 1, 'one permission was asked', permissions.length);
+    const ask = permissions[0];
+    check(ask.sessionId === sessionId && ask.toolCall?.toolCallId && ask.toolCall.kind === 'execute',
+          'the permission names the session and the tool call', ask);
+    check(['allow_once', 'allow_always', 'reject_once', 'reject_always'].every((k) => ask.options.some((o) => o.kind === k)),
+          'the four permission options are offered', ask.options);
+    check(!existsSync(victim), 'the allowed command ran');
+    const tools = (updates.get(sessionId) ?? []).filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
+    check(tools.some((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute'), 'the command was shown as a tool call', tools);
+    check(tools.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed'), 'and completed', tools);
+
+    writeFileSync(victim, 'x');
+    permissionAnswer = 'reject_once';
+    const rejected = await agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: `@mock:shell cmd=rm -f ${victim}` }] });
+    check(rejected.stopReason === 'end_turn', 'the rejected turn ends', rejected);
+    check(permissions.length === 2, 'a second permission was asked', permissions.length);
+    check(existsSync(victim), 'the rejected command did not run');
+
+    // Cancel mid-turn; a prompt meanwhile is refused.
+    const hanging = agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: '@mock:hang' }] });
+    await new Promise((r) => setTimeout(r, 300));
+    await expectError(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }] }),
+                      -32600, 'a prompt while another runs');
+    await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    const cancelled = await hanging;
+    check(cancelled.stopReason === 'cancelled', 'the cancelled prompt answers cancelled', cancelled);
+
+    // Modes, and bad input.
+    await agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'read-only' });
+    await expectError(agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'yolo' }), -32602, 'an unknown mode');
+    const missing = await expectError(agent.request(acp.methods.agent.session.prompt,
+      { sessionId: 'no-such-session', prompt: [{ type: 'text', text: 'hi' }] }), -32002, 'an unknown session');
+    check(missing.data?.sessionId === 'no-such-session', 'the error names the session', missing.data);
+    await expectError(agent.request(acp.methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] }), -32602, 'a relative cwd');
+    await expectError(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'video' }] }),
+                      -32602, 'a content block of an unknown type');
+    await expectError(agent.request('session/nonexistent', { sessionId }), -32601, 'an unknown method');
+  });
+  agentProc.stdin.end();
+  console.log(`ok: ${checks} checks`);
+}
+
+const watchdog = setTimeout(() => { console.error(`FAIL: no result within 60 s\n${stderr}`); cleanup(); process.exit(1); }, 60_000);
+run().then(() => { clearTimeout(watchdog); cleanup(); process.exit(0); },
+           (e) => { clearTimeout(watchdog); console.error(`FAIL: ${e.stack ?? e}\n--- llmx acp stderr ---\n${stderr.slice(-8000)}`); cleanup(); process.exit(1); });
