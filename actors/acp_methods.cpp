@@ -48,6 +48,11 @@ void new_session(session_ptr self, acp::NewSessionParams p, RawReply reply) {
   const auto* mode = acp::find_mode(acp::kDefaultMode);
   auto overrides = mode_overrides(*mode);
   overrides.cwd = p.cwd;
+  try {
+    overrides.json_overrides = acp::mcp_server_overrides(p.mcpServers);  // started like configured servers
+  } catch (const json::DecodeError& err) {
+    return reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
+  }
   auto cfg = config_or_error(self, reply, [&] { return overrides; });
   if (!cfg) return;
   cfg->session_source = "acp";

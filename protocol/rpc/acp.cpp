@@ -78,7 +78,7 @@ std::string initialize_result() {
   w.begin_object().field("protocolVersion", static_cast<int64_t>(kProtocolVersion));
   w.key("agentCapabilities").begin_object().field("loadSession", false);
   w.key("promptCapabilities").begin_object().field("image", false).field("audio", false).field("embeddedContext", true).end_object();
-  w.key("mcpCapabilities").begin_object().field("http", false).field("sse", false).end_object();
+  w.key("mcpCapabilities").begin_object().field("http", true).field("sse", false).end_object();
   w.end_object();
   w.key("agentInfo").begin_object().field("name", "llmx").field("title", "LLMX").field("version", LLMX_VERSION).end_object();
   // The key llmx already reads (LLMX_API_KEY or the provider's variable): `authenticate` checks nothing more.
@@ -120,6 +120,62 @@ std::string new_session_result(const std::string& session_id, std::string_view m
   json::Writer w;
   w.begin_object().field("sessionId", session_id).key("modes").raw(mode_state(mode)).end_object();
   return w.take();
+}
+
+std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::optional<RawJson>& servers) {
+  std::vector<std::pair<std::string, RawJson>> out;
+  if (!servers) return out;
+  json::Parser parser;
+  auto root = parser.parse(servers->text);
+  if (!root.is_array()) throw json::DecodeError("must be an array", "mcpServers");
+  json::Array array = root.get_array().value_unsafe();
+  size_t i = 0;
+  for (auto entry : array) {
+    auto where = "mcpServers." + std::to_string(i++);
+    if (!entry.is_object()) throw json::DecodeError("must be an object", where);
+    json::Object e = entry.get_object().value_unsafe();
+    auto name = std::string(json::string_if(e, "name").value_or(""));
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+      throw json::DecodeError("a name of letters, digits, `_` and `-` is required", where + ".name");
+    // `[{name, value}]` -> `{name: value}`.
+    auto pairs = [&](std::string_view key, json::Writer& w) {
+      w.begin_object();
+      if (auto list = json::get(e, key); list && list->is_array()) {
+        json::Array items = list->get_array().value_unsafe();
+        for (auto item : items) {
+          if (!item.is_object()) throw json::DecodeError("must be {name, value} objects", where + "." + std::string(key));
+          json::Object kv = item.get_object().value_unsafe();
+          w.field(json::string_if(kv, "name").value_or(""), json::string_if(kv, "value").value_or(""));
+        }
+      }
+      w.end_object();
+    };
+    json::Writer w;
+    auto type = json::string_if(e, "type").value_or("stdio");
+    if (type == "http") {
+      auto url = json::string_if(e, "url");
+      if (!url) throw json::DecodeError("is required", where + ".url");
+      w.begin_object().field("url", *url).key("http_headers");
+      pairs("headers", w);
+      w.end_object();
+    } else if (type == "stdio") {
+      auto command = json::string_if(e, "command");
+      if (!command) throw json::DecodeError("is required", where + ".command");
+      w.begin_object().field("command", *command).key("args").begin_array();
+      if (auto args = json::get(e, "args"); args && args->is_array()) {
+        json::Array items = args->get_array().value_unsafe();
+        for (auto a : items)
+          if (a.is_string()) w.string(a.get_string().value_unsafe());
+      }
+      w.end_array().key("env");
+      pairs("env", w);
+      w.end_object();
+    } else {
+      throw json::DecodeError("`" + std::string(type) + "` servers are not offered (stdio and http are)", where + ".type");
+    }
+    out.emplace_back("mcp_servers." + name, RawJson{w.take()});
+  }
+  return out;
 }
 
 std::string prompt_text(const RawJson& blocks) {

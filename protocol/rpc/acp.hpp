@@ -79,6 +79,12 @@ std::string mode_state(std::string_view current);
 // session/new's result.
 std::string new_session_result(const std::string& session_id, std::string_view mode);
 
+// The client's MCP servers (session/new `mcpServers`: stdio `{name, command, args, env}` and
+// `{type: "http", name, url, headers}`) as config overrides `mcp_servers.<name>`, so the session's
+// MCP client starts them like configured ones; throws json::DecodeError on a malformed entry (or
+// an `sse` one: not offered).
+std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::optional<RawJson>& servers);
+
 // The text of a prompt's content blocks (text, and resource links and embedded resources as
 // their URI and text); throws json::DecodeError when it is not an array of blocks.
 std::string prompt_text(const RawJson& blocks);

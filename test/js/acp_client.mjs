@@ -4,6 +4,7 @@
 //   * session/new with the modes (approval presets); a prompt with a streamed answer;
 //   * a command that needs approval: session/request_permission answered allow, then reject;
 //   * cancel mid-turn (the prompt answers `cancelled`);
+//   * an MCP server the client provides (session/new `mcpServers`), its tool called as a tool call;
 //   * bad input: an unknown session (-32002), a prompt while another runs (-32600), a relative
 //     cwd and a malformed prompt (-32602), an unknown method (-32601).
 //
@@ -16,9 +17,10 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 
-const { values: opts } = parseArgs({ options: { llmx: { type: 'string' }, 'mock-llm': { type: 'string' } } });
-if (!opts.llmx || !opts['mock-llm']) {
-  console.error('usage: node acp_client.mjs --llmx <llmx> --mock-llm <mock-llm>');
+const { values: opts } = parseArgs({ options: { llmx: { type: 'string' }, 'mock-llm': { type: 'string' },
+                                                'fake-mcp': { type: 'string' } } });
+if (!opts.llmx || !opts['mock-llm'] || !opts['fake-mcp']) {
+  console.error('usage: node acp_client.mjs --llmx <llmx> --mock-llm <mock-llm> --fake-mcp <fake_mcp_server.mjs>');
   process.exit(2);
 }
 
@@ -145,6 +147,21 @@ async function run() {
     await agent.notify(acp.methods.agent.session.cancel, { sessionId });
     const cancelled = await hanging;
     check(cancelled.stopReason === 'cancelled', 'the cancelled prompt answers cancelled', cancelled);
+
+    // The client's own MCP server: started for the session, its tool shown as a tool call.
+    const withMcp = await agent.request(acp.methods.agent.session.new, {
+      cwd: ws, mcpServers: [{ name: 'fake', command: process.execPath, args: [opts['fake-mcp']], env: [] }] });
+    const mcpAnswer = await agent.request(acp.methods.agent.session.prompt, { sessionId: withMcp.sessionId,
+      prompt: [{ type: 'text', text: '@mock:tool name=mcp__fake__echo args={"message":"hello acp"}' }] });
+    check(mcpAnswer.stopReason === 'end_turn', 'the MCP tool turn ends', mcpAnswer);
+    const mcpUpdates = updates.get(withMcp.sessionId) ?? [];
+    check(mcpUpdates.some((u) => u.sessionUpdate === 'tool_call' && u.title === 'fake.echo'), 'the MCP call is a tool call',
+          mcpUpdates.filter((u) => u.sessionUpdate.startsWith('tool')));
+    check(mcpUpdates.some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed'), 'and it completed');
+    check(mcpUpdates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('')
+            .includes('hello acp'), 'the model got the tool\'s answer');
+    await expectError(agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [{ name: 'a.b', command: 'x', args: [], env: [] }] }),
+                      -32602, 'a malformed MCP server');
 
     // Modes, and bad input.
     await agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'read-only' });
