@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "protocol/base/json_writer.hpp"
+#include "protocol/base/log.hpp"
 #include "sandbox/approval.hpp"
 
 namespace llmx::session_detail {
@@ -65,6 +66,76 @@ void new_session(session_ptr self, acp::NewSessionParams p, RawReply reply) {
             reply(RawJson{acp::new_session_result(sc.session_id, mode->id)});
           },
           [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInternalError, "cannot start a session")); });
+}
+
+// A stored session, its history replayed as session/update before the answer.
+void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
+  if (!std::filesystem::path(p.cwd).is_absolute())
+    return reply(RpcError{rpc::kInvalidParams, "Invalid params: cwd must be an absolute path"});
+  if (self->state.acp_sessions.count(p.sessionId))
+    return reply(RpcError{rpc::kInvalidRequest, "Invalid request: session " + p.sessionId + " is already open"});
+  const auto* mode = acp::find_mode(acp::kDefaultMode);
+  auto overrides = mode_overrides(*mode);
+  overrides.cwd = p.cwd;
+  try {
+    overrides.json_overrides = acp::mcp_server_overrides(p.mcpServers);
+  } catch (const json::DecodeError& err) {
+    return reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
+  }
+  auto cfg = config_or_error(self, reply, [&] { return overrides; });
+  if (!cfg) return;
+  auto id = p.sessionId;
+  ResumeThread req{*cfg, ThreadRef{cfg->llmx_home, id, {}}, {}};
+  self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+            auto& st = self->state;
+            remember(self, id, conv);
+            subscribe(self, conv);
+            st.acp_sessions[id] = AcpSession{conv, mode->id, std::nullopt, std::nullopt};
+            std::string lines;
+            if (sc.initial_messages) {
+              acp::AcpTurn replay(id);
+              std::vector<std::string> updates;
+              try {
+                for (auto& msg : json::parse_as<std::vector<EventMsg>>(sc.initial_messages->text))
+                  replay.replay(Event{"", std::move(msg)}, updates);
+              } catch (const std::exception& err) {
+                log::warn("session/load {}: history not replayed whole: {}", id, err.what());
+              }
+              for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
+            }
+            if (!lines.empty()) write(self, std::move(lines));
+            json::Writer w;
+            w.begin_object().key("modes").raw(acp::mode_state(mode->id)).end_object();
+            reply(RawJson{w.take()});
+          },
+          [=](caf::error&) { reply(session_not_found(id)); });
+}
+
+// Stored sessions, newest first (optionally of one folder).
+void list_sessions(session_ptr self, acp::ListSessionsParams p, RawReply reply) {
+  auto cfg = config_or_error(self, reply);
+  if (!cfg) return;
+  threads::ListQuery q;
+  q.page_size = 50;
+  q.cursor = p.cursor;
+  self->request(self->state.store, caf::infinite, ListThreads{cfg->llmx_home, q})
+      .then(
+          [=](ThreadPage& page) {
+            json::Writer w;
+            w.begin_object().key("sessions").begin_array();
+            for (const auto& t : page.page.items) {
+              if (p.cwd && t.cwd != *p.cwd) continue;
+              w.begin_object().field("sessionId", t.id).field("cwd", t.cwd).field("title", t.preview);
+              w.field("updatedAt", t.updated_at).end_object();
+            }
+            w.end_array();
+            if (page.page.next_cursor) w.field("nextCursor", *page.page.next_cursor);
+            w.end_object();
+            reply(RawJson{w.take()});
+          },
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidParams, "cannot list sessions")); });
 }
 
 void prompt(session_ptr self, acp::PromptParams p, RawReply reply) {
@@ -173,6 +244,8 @@ void bind_acp_methods(Methods& t) {
   t.bind<acp::InitializeParams, RawJson>("initialize", initialize, acp);
   t.bind<acp::AuthenticateParams, RawJson>("authenticate", authenticate, acp);
   t.bind<acp::NewSessionParams, RawJson>("session/new", new_session, acp);
+  t.bind<acp::LoadSessionParams, RawJson>("session/load", load_session, acp);
+  t.bind<acp::ListSessionsParams, RawJson>("session/list", list_sessions, acp);
   t.bind<acp::PromptParams, RawJson>("session/prompt", prompt, acp);
   t.bind<acp::SetModeParams, RawJson>("session/set_mode", set_mode, acp);
   t.on<acp::SessionIdParams>("session/cancel", cancel);

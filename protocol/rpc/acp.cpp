@@ -76,7 +76,8 @@ ClientCapabilities read_client_capabilities(const std::optional<RawJson>& capabi
 std::string initialize_result() {
   json::Writer w;
   w.begin_object().field("protocolVersion", static_cast<int64_t>(kProtocolVersion));
-  w.key("agentCapabilities").begin_object().field("loadSession", false);
+  w.key("agentCapabilities").begin_object().field("loadSession", true);
+  w.key("sessionCapabilities").begin_object().key("list").begin_object().end_object().end_object();
   w.key("promptCapabilities").begin_object().field("image", false).field("audio", false).field("embeddedContext", true).end_object();
   w.key("mcpCapabilities").begin_object().field("http", true).field("sse", false).end_object();
   w.end_object();
@@ -266,6 +267,19 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
     return;
   }
   updates.push_back(update(w.take()));
+}
+
+void AcpTurn::replay(const Event& ev, std::vector<std::string>& updates) {
+  json::Writer w;
+  auto chunk = [&](std::string_view kind, std::string_view text) {
+    w.begin_object().field("sessionUpdate", kind).key("content").raw(text_block(text)).end_object();
+    updates.push_back(update(w.take()));
+  };
+  if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return chunk("user_message_chunk", u->message);
+  if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return chunk("agent_message_chunk", a->message);
+  if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return chunk("agent_thought_chunk", r->text);
+  if (ev.msg.is<AgentMessageDeltaEvent>() || ev.msg.is<AgentReasoningDeltaEvent>()) return;  // whole messages above
+  translate(ev, updates);
 }
 
 std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {

@@ -44,6 +44,19 @@ struct PromptParams {
   LLMX_FIELDS(v("sessionId", s.sessionId); v("prompt", s.prompt))
 };
 
+struct LoadSessionParams {
+  std::string sessionId;
+  std::string cwd;
+  std::optional<RawJson> mcpServers;
+  LLMX_FIELDS(v("sessionId", s.sessionId); v("cwd", s.cwd); v("mcpServers", s.mcpServers))
+};
+
+struct ListSessionsParams {
+  std::optional<std::string> cwd;
+  std::optional<std::string> cursor;
+  LLMX_FIELDS(v("cwd", s.cwd); v("cursor", s.cursor))
+};
+
 struct SessionIdParams {
   std::string sessionId;
   LLMX_FIELDS(v("sessionId", s.sessionId))
@@ -94,6 +107,8 @@ class AcpTurn {
  public:
   explicit AcpTurn(std::string session_id) : session_id_(std::move(session_id)) {}
   void translate(const Event& ev, std::vector<std::string>& updates);
+  // A stored event of an earlier turn (session/load): its messages whole, then as translate().
+  void replay(const Event& ev, std::vector<std::string>& updates);
   // The stop reason once the turn ended with this event (end_turn, cancelled, max_tokens,
   // refusal); nullopt while it goes on. `error` is set when it failed.
   std::optional<std::string> stop_reason(const Event& ev);

@@ -4,6 +4,8 @@
 //   * session/new with the modes (approval presets); a prompt with a streamed answer;
 //   * a command that needs approval: session/request_permission answered allow, then reject;
 //   * cancel mid-turn (the prompt answers `cancelled`);
+//   * a new agent process lists the stored sessions and loads one: its history replayed as
+//     session/update before the answer, then a prompt goes on in it;
 //   * an MCP server the client provides (session/new `mcpServers`), its tool called as a tool call;
 //   * bad input: an unknown session (-32002), a prompt while another runs (-32600), a relative
 //     cwd and a malformed prompt (-32602), an unknown method (-32601).
@@ -71,10 +73,15 @@ async function run() {
   const ws = realpathSync(tmp('llmx-acp-ws-'));
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp('llmx-acp-user-'), LLMX_HOME: home,
                 LLMX_BASE_URL: mockUrl, LLMX_API_KEY: 'test' };
-  const agentProc = spawn(opts.llmx, ['acp'], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
-  children.push(agentProc);
-  agentProc.stderr.on('data', (b) => { stderr += b; });
+  const startAgent = () => {
+    const p = spawn(opts.llmx, ['acp'], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
+    children.push(p);
+    p.stderr.on('data', (b) => { stderr += b; });
+    return p;
+  };
+  const agentProc = startAgent();
 
+  let firstSession = null;
   const updates = new Map();  // sessionId -> updates
   let permissionAnswer = 'allow_once';
   const permissions = [];
@@ -100,6 +107,7 @@ async function run() {
 
     const created = await agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
     const sessionId = created.sessionId;
+    firstSession = sessionId;
     check(typeof sessionId === 'string' && sessionId.length > 0, 'session/new gives a session', created);
     check(created.modes?.currentModeId === 'auto', 'the session starts in auto mode', created.modes);
     check(['read-only', 'auto', 'full-access'].every((id) => created.modes.availableModes.some((m) => m.id === id)),
@@ -175,6 +183,32 @@ async function run() {
     await expectError(agent.request('session/nonexistent', { sessionId }), -32601, 'an unknown method');
   });
   agentProc.stdin.end();
+  await new Promise((r) => (agentProc.exitCode !== null ? r() : agentProc.once('exit', r)));
+
+  // Another agent process: the stored sessions are listed and one is loaded with its history.
+  const second = startAgent();
+  const loaded = [];
+  const app2 = acp.client({ name: 'llmx-acp-test-2' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => { loaded.push(params); });
+  await app2.connectWith(acp.ndJsonStream(Writable.toWeb(second.stdin), Readable.toWeb(second.stdout)), async (agent) => {
+    const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    check(init.agentCapabilities?.loadSession === true, 'the agent can load sessions', init.agentCapabilities);
+    const listed = await agent.request(acp.methods.agent.session.list, { cwd: ws });
+    check(listed.sessions?.some((s) => s.sessionId === firstSession && s.cwd === ws), 'session/list has the first session', listed);
+    const before = loaded.length;
+    const res = await agent.request(acp.methods.agent.session.load, { sessionId: firstSession, cwd: ws, mcpServers: [] });
+    check(res.modes?.currentModeId, 'session/load answers the modes', res);
+    const replayed = loaded.slice(before).filter((n) => n.sessionId === firstSession).map((n) => n.update);
+    check(replayed.some((u) => u.sessionUpdate === 'user_message_chunk' && u.content.text.includes('@mock:text deltas=3')),
+          'the first prompt was replayed', replayed.map((u) => u.sessionUpdate));
+    check(replayed.some((u) => u.sessionUpdate === 'agent_message_chunk'), 'and its answer', replayed.map((u) => u.sessionUpdate));
+    const more = await agent.request(acp.methods.agent.session.prompt,
+      { sessionId: firstSession, prompt: [{ type: 'text', text: '@mock:echo after load' }] });
+    check(more.stopReason === 'end_turn', 'a prompt goes on in the loaded session', more);
+    await expectError(agent.request(acp.methods.agent.session.load,
+      { sessionId: '01a21245-8a36-7978-a42b-17f566bf0d9c', cwd: ws, mcpServers: [] }), -32002, 'loading an unknown session');
+  });
+  second.stdin.end();
   console.log(`ok: ${checks} checks`);
 }
 
