@@ -1,6 +1,9 @@
 #include "protocol/rpc/acp.hpp"
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
@@ -45,6 +48,14 @@ void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& chan
   w.key("locations").begin_array();
   for (const auto& [path, _] : changes) w.begin_object().field("path", path).end_object();
   w.end_array();
+}
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return std::move(out).str();
 }
 
 std::string patch_title(const std::map<std::string, FileChange>& changes) {
@@ -241,13 +252,27 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
     w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
     w.end_object();
   } else if (const auto* p = m.get_if<PatchApplyBeginEvent>()) {
+    for (const auto& [path, change] : p->changes)
+      if (const auto* u = change.get_if<FileUpdate>()) edits_[p->call_id][u->move_path.value_or(path)] = u->unified_diff;
     w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
     w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
     patch_fields(w, p->changes);
     w.end_object();
   } else if (const auto* pe = m.get_if<PatchApplyEndEvent>()) {
     w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
-    w.field("status", pe->success ? "completed" : "failed").end_object();
+    w.field("status", pe->success ? "completed" : "failed");
+    if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
+      if (pe->success) {
+        w.key("content").begin_array();
+        for (const auto& [path, diff] : it->second)
+          if (auto now = read_text(path))
+            if (auto old = undo_unified_diff(*now, diff))
+              w.begin_object().field("type", "diff").field("path", path).field("oldText", *old).field("newText", *now).end_object();
+        w.end_array();
+      }
+      edits_.erase(it);
+    }
+    w.end_object();
   } else if (const auto* plan = m.get_if<PlanUpdateEvent>()) {
     w.begin_object().field("sessionUpdate", "plan").key("entries").begin_array();
     for (const auto& item : plan->plan)
@@ -297,6 +322,49 @@ std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {
     return "end_turn";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> undo_unified_diff(std::string_view new_text, std::string_view diff) {
+  // The new text's lines, each with its newline.
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < new_text.size();) {
+    auto end = new_text.find('\n', start);
+    end = end == std::string_view::npos ? new_text.size() : end + 1;
+    lines.emplace_back(new_text.substr(start, end - start));
+    start = end;
+  }
+  struct Hunk {
+    size_t new_start = 0, new_count = 0;
+    std::vector<std::string> old_side;
+  };
+  std::vector<Hunk> hunks;
+  for (size_t start = 0; start < diff.size();) {
+    auto end = diff.find('\n', start);
+    if (end == std::string_view::npos) end = diff.size();
+    std::string_view line = diff.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("@@")) {
+      unsigned a = 0, b = 1, c = 0, d = 1;
+      std::string header(line);
+      if (std::sscanf(header.c_str(), "@@ -%u,%u +%u,%u @@", &a, &b, &c, &d) < 4 &&
+          std::sscanf(header.c_str(), "@@ -%u +%u,%u @@", &a, &c, &d) < 3 &&
+          std::sscanf(header.c_str(), "@@ -%u,%u +%u @@", &a, &b, &c) < 3 &&
+          std::sscanf(header.c_str(), "@@ -%u +%u @@", &a, &c) < 2)
+        return std::nullopt;
+      hunks.push_back({d == 0 ? c : c - 1, d, {}});
+    } else if (!hunks.empty() && !line.empty() && (line[0] == ' ' || line[0] == '-')) {
+      hunks.back().old_side.push_back(std::string(line.substr(1)) + "\n");
+    }
+  }
+  if (hunks.empty()) return std::nullopt;
+  for (auto it = hunks.rbegin(); it != hunks.rend(); ++it) {  // last first: earlier positions stay put
+    if (it->new_start + it->new_count > lines.size()) return std::nullopt;
+    lines.erase(lines.begin() + it->new_start, lines.begin() + it->new_start + it->new_count);
+    lines.insert(lines.begin() + it->new_start, it->old_side.begin(), it->old_side.end());
+  }
+  std::string out;
+  for (auto& l : lines) out += l;
+  return out;
 }
 
 std::optional<std::string> permission_params(const std::string& session_id, const Event& ev) {

@@ -4,6 +4,7 @@
 // requests, and the end of a turn the prompt's stop reason. actors/acp_methods.cpp serves them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -117,8 +118,16 @@ class AcpTurn {
  private:
   std::string update(std::string_view body_json) const;
   std::string session_id_;
+  // Files a running patch updates, with their unified diffs: its end shows each as old and new
+  // text (the file as it is then, and the diff undone), which is what an editor renders. The
+  // file cannot be read at the begin event: the patch may be applied by the time it arrives.
+  std::map<std::string, std::map<std::string, std::string>> edits_;
   std::optional<std::string> error_;
 };
+
+// The text a unified diff (`@@ -a,b +c,d @@` hunks) was made from, given the text it produced;
+// nullopt when the diff does not fit that text.
+std::optional<std::string> undo_unified_diff(std::string_view new_text, std::string_view diff);
 
 // session/request_permission params for an approval event (nullopt for other events).
 std::optional<std::string> permission_params(const std::string& session_id, const Event& ev);

@@ -146,6 +146,21 @@ async function run() {
     check(permissions.length === 2, 'a second permission was asked', permissions.length);
     check(existsSync(victim), 'the rejected command did not run');
 
+    // Patches as diffs: a new file (no old text), then an update (old and new text).
+    const before = (updates.get(sessionId) ?? []).length;
+    await agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: '@mock:apply_patch file=notes.txt' }] });
+    await agent.request(acp.methods.agent.session.prompt,
+      { sessionId, prompt: [{ type: 'text', text: '@mock:apply_patch file=notes.txt replace=goodbye' }] });
+    const edits = (updates.get(sessionId) ?? []).slice(before).filter((u) => u.sessionUpdate.startsWith('tool_call'));
+    const added = edits.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit');
+    check(added?.content?.[0]?.type === 'diff' && added.content[0].oldText == null &&
+          added.content[0].newText === 'hello from mock-llm\n', 'a new file is a diff without old text', added);
+    check(added.locations?.[0]?.path === path.join(ws, 'notes.txt'), 'the edit names its file', added);
+    const updated = edits.filter((u) => u.sessionUpdate === 'tool_call_update' && u.content?.[0]?.type === 'diff').at(-1);
+    check(updated?.content[0].oldText === 'hello from mock-llm\n' && updated.content[0].newText === 'goodbye\n',
+          'an updated file is a diff of old and new text', updated);
+
     // Cancel mid-turn; a prompt meanwhile is refused.
     const hanging = agent.request(acp.methods.agent.session.prompt,
       { sessionId, prompt: [{ type: 'text', text: '@mock:hang' }] });

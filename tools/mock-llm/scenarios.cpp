@@ -172,8 +172,11 @@ Script sc_task(const ChatRequest &req, const Directive &d) {
 Script sc_apply_patch(const ChatRequest &req, const Directive &d) {
   if (req.after_tool()) return tool_result_script(req, "Patch result: ", d);
   const std::string file = d.param("file").value_or("hello.txt");
+  // `replace=TEXT`: update the file, its line `hello from mock-llm` becoming TEXT.
+  const auto replace = d.param("replace");
   const std::string input =
-      "*** Begin Patch\n*** Add File: " + file + "\n+hello from mock-llm\n*** End Patch\n";
+      replace ? "*** Begin Patch\n*** Update File: " + file + "\n@@\n-hello from mock-llm\n+" + *replace + "\n*** End Patch\n"
+              : "*** Begin Patch\n*** Add File: " + file + "\n+hello from mock-llm\n*** End Patch\n";
   std::string args = R"({"input":)";
   append_json_string(args, input);
   args += '}';
