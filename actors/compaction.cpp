@@ -13,12 +13,6 @@ namespace llmx::compaction {
 namespace {
 std::string trim(std::string_view s) { return text::trim(s, " \t\r\n"); }
 
-bool contains_ci(std::string_view hay, std::string_view needle) {
-  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         }) != hay.end();
-}
-
 const std::string* call_id_of(const ResponseItem& item) {
   if (auto* c = item.get_if<FunctionCallItem>()) return &c->call_id;
   if (auto* o = item.get_if<FunctionCallOutputItem>()) return &o->call_id;
@@ -41,12 +35,6 @@ std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history
   m.content.push_back(ContentItem{InputText{prompt}});
   input.push_back(ResponseItem{std::move(m)});
   return input;
-}
-
-bool is_context_window_error(std::string_view message) {
-  return contains_ci(message, "context_length_exceeded") || contains_ci(message, "context window") ||
-         contains_ci(message, "maximum context length") || contains_ci(message, "too many tokens") ||
-         contains_ci(message, "prompt is too long");
 }
 
 bool drop_oldest(std::vector<ResponseItem>& history) {

@@ -19,9 +19,6 @@ std::string prompt(const Config& cfg);
 // copy: the prompt is never recorded).
 std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history, const std::string& prompt);
 
-// The provider said the request does not fit its context window.
-bool is_context_window_error(std::string_view message);
-
 // Drops the oldest item of a compaction request's history (with the call or output paired
 // with it). False when at most one item is left: nothing more can be dropped.
 bool drop_oldest(std::vector<ResponseItem>& history);

@@ -1,5 +1,7 @@
 #include "actors/task_loop.hpp"
 
+#include "protocol/model/retry_policy.hpp"
+
 #include <fmt/format.h>
 
 #include "actors/compaction.hpp"
@@ -131,7 +133,7 @@ void TaskLoop::on_model_retrying(uint64_t seq, const std::string& message, Steps
 
 void TaskLoop::on_model_failed(uint64_t seq, const std::string& message, Steps& out) {
   if (done_ || seq != seq_) return;
-  if (compact_logic_ && compaction::is_context_window_error(message) && compaction::drop_oldest(compact_history_)) {
+  if (compact_logic_ && retry::is_context_window_error(message) && compaction::drop_oldest(compact_history_)) {
     ++compact_dropped_;
     return send_compaction_request(out);
   }
@@ -164,10 +166,9 @@ void TaskLoop::on_response_complete(Steps& out) {
     return run_next_call(out);
   }
   if (finish_reason == "length")
-    emit(out, WarningEvent{"The model stopped because it reached its output token limit; the answer may be "
-                           "incomplete."});
+    emit(out, WarningEvent{std::string(kOutputLimitWarning)});
   else if (finish_reason == "content_filter")
-    emit(out, WarningEvent{"The provider's content filter stopped the answer."});
+    emit(out, WarningEvent{std::string(kContentFilterWarning)});
   continue_after_tools(false, out);
 }
 

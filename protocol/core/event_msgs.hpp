@@ -7,6 +7,10 @@ namespace llmx {
 
 LLMX_TAGGED_STRING(ErrorEvent, "error", message)
 LLMX_TAGGED_STRING(WarningEvent, "warning", message)
+// The warnings of an answer the model did not finish (clients map them: ACP's stop reasons).
+inline constexpr std::string_view kOutputLimitWarning =
+    "The model stopped because it reached its output token limit; the answer may be incomplete.";
+inline constexpr std::string_view kContentFilterWarning = "The provider's content filter stopped the answer.";
 LLMX_TAGGED_STRING(StreamErrorEvent, "stream_error", message)
 LLMX_TAGGED_STRING(BackgroundEvent, "background_event", message)
 LLMX_TAGGED_STRING(AgentMessageEvent, "agent_message", message)

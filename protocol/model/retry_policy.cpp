@@ -94,4 +94,14 @@ std::string unexpected_status(int64_t status, std::string_view body) {
   return msg.empty() ? head : head + ": " + msg;
 }
 
+bool is_context_window_error(std::string_view message) {
+  auto has = [&](std::string_view needle) {
+    return std::search(message.begin(), message.end(), needle.begin(), needle.end(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           }) != message.end();
+  };
+  return has("context_length_exceeded") || has("context window") || has("maximum context length") ||
+         has("too many tokens") || has("prompt is too long");
+}
+
 }  // namespace llmx::retry

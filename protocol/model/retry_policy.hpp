@@ -25,6 +25,10 @@ std::optional<int64_t> retry_after_ms(std::string_view header_value, int64_t now
 // OpenAI's `retry-after-ms` header (milliseconds, possibly fractional).
 std::optional<int64_t> retry_after_ms_header(std::string_view header_value);
 
+// The provider said the request does not fit its context window (compaction then drops the
+// oldest items; ACP calls it max_tokens).
+bool is_context_window_error(std::string_view message);
+
 // The canonical reason phrase ("Too Many Requests").
 std::string_view reason_phrase(int64_t status);
 

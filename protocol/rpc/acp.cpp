@@ -7,6 +7,7 @@
 
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
+#include "protocol/model/retry_policy.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::acp {
@@ -313,13 +314,19 @@ std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {
     error_ = e->message;
     return std::nullopt;
   }
+  if (const auto* w = m.get_if<WarningEvent>()) {
+    if (w->message == kOutputLimitWarning) cut_ = "max_tokens";
+    if (w->message == kContentFilterWarning) cut_ = "refusal";
+    return std::nullopt;
+  }
   if (m.is<TurnAbortedEvent>()) return "cancelled";
   if (m.is<TaskCompleteEvent>()) {
-    if (error_ && (error_->find("context window") != std::string::npos || error_->find("max_tokens") != std::string::npos ||
-                   error_->find("length") != std::string::npos))
+    // A conversation too long for the model even after compaction is out of tokens too.
+    if (error_ && retry::is_context_window_error(*error_)) {
+      error_.reset();
       return "max_tokens";
-    if (error_ && error_->find("content filter") != std::string::npos) return "refusal";
-    return "end_turn";
+    }
+    return cut_.value_or("end_turn");
   }
   return std::nullopt;
 }

@@ -123,6 +123,7 @@ class AcpTurn {
   // file cannot be read at the begin event: the patch may be applied by the time it arrives.
   std::map<std::string, std::map<std::string, std::string>> edits_;
   std::optional<std::string> error_;
+  std::optional<std::string> cut_;  // max_tokens or refusal: the model did not finish its answer
 };
 
 // The text a unified diff (`@@ -a,b +c,d @@` hunks) was made from, given the text it produced;

@@ -161,6 +161,12 @@ async function run() {
     check(updated?.content[0].oldText === 'hello from mock-llm\n' && updated.content[0].newText === 'goodbye\n',
           'an updated file is a diff of old and new text', updated);
 
+    // Answers the model did not finish.
+    for (const [scenario, reason] of [['length', 'max_tokens'], ['content_filter', 'refusal'], ['context_length times=9', 'max_tokens']]) {
+      const r = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: `@mock:${scenario}` }] });
+      check(r.stopReason === reason, `@mock:${scenario} stops with ${reason}`, r);
+    }
+
     // Cancel mid-turn; a prompt meanwhile is refused.
     const hanging = agent.request(acp.methods.agent.session.prompt,
       { sessionId, prompt: [{ type: 'text', text: '@mock:hang' }] });

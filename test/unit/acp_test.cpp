@@ -81,6 +81,16 @@ TEST_CASE("acp: a turn's events become session updates, and its end the stop rea
   CHECK_FALSE(turn.stop_reason(Event{"1", AgentMessageDeltaEvent{"x"}}));
   CHECK(turn.stop_reason(Event{"1", TaskCompleteEvent{}}) == "end_turn");
   CHECK(turn.stop_reason(Event{"1", TurnAbortedEvent{}}) == "cancelled");
+  acp::AcpTurn cut("s1");
+  CHECK_FALSE(cut.stop_reason(Event{"1", WarningEvent{std::string(kOutputLimitWarning)}}));
+  CHECK(cut.stop_reason(Event{"1", TaskCompleteEvent{}}) == "max_tokens");
+  acp::AcpTurn filtered("s1");
+  filtered.stop_reason(Event{"1", WarningEvent{std::string(kContentFilterWarning)}});
+  CHECK(filtered.stop_reason(Event{"1", TaskCompleteEvent{}}) == "refusal");
+  acp::AcpTurn overflow("s1");
+  overflow.stop_reason(Event{"1", ErrorEvent{"This model's maximum context length is 8192 tokens"}});
+  CHECK(overflow.stop_reason(Event{"1", TaskCompleteEvent{}}) == "max_tokens");
+  CHECK_FALSE(overflow.error());
   acp::AcpTurn failed("s1");
   CHECK_FALSE(failed.stop_reason(Event{"1", ErrorEvent{"upstream said 500"}}));
   CHECK(failed.stop_reason(Event{"1", TaskCompleteEvent{}}) == "end_turn");

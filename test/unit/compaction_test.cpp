@@ -2,6 +2,8 @@
 // the auto-compaction threshold (engine.md §1.12, DECISIONS E14).
 #include <doctest/doctest.h>
 
+#include "protocol/model/retry_policy.hpp"
+
 #include "actors/compaction.hpp"
 
 using namespace llmx;
@@ -50,10 +52,10 @@ TEST_CASE("compaction: dropping the oldest item takes its call/output partner al
 }
 
 TEST_CASE("compaction: context-window errors are recognised, others are not") {
-  CHECK(compaction::is_context_window_error("This model's maximum context length is 8192 tokens"));
-  CHECK(compaction::is_context_window_error(R"({"error":{"code":"context_length_exceeded"}})"));
-  CHECK(compaction::is_context_window_error("prompt is too long: 210000 tokens > 200000 maximum"));
-  CHECK_FALSE(compaction::is_context_window_error("Rate limit exceeded"));
+  CHECK(retry::is_context_window_error("This model's maximum context length is 8192 tokens"));
+  CHECK(retry::is_context_window_error(R"({"error":{"code":"context_length_exceeded"}})"));
+  CHECK(retry::is_context_window_error("prompt is too long: 210000 tokens > 200000 maximum"));
+  CHECK_FALSE(retry::is_context_window_error("Rate limit exceeded"));
 }
 
 TEST_CASE("compaction: the summary is the last assistant text, user messages skip instructions") {
