@@ -21,6 +21,7 @@
 #include "protocol/base/json_reader.hpp"
 #include "mcp_bench.hpp"
 #include "mcp_server_driver.hpp"
+#include "acp_bench.hpp"
 #include "mcp_http_bench.hpp"
 #include "mcp_tasks_bench.hpp"
 #include "nodes_bench.hpp"
@@ -59,10 +60,10 @@ int main(int argc, char** argv) {
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",
-                                       "mcp-http"};
+                                       "mcp-http", "acp"};
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes, "
-                 "mcp-tasks, mcp-http")
+                 "mcp-tasks, mcp-http, acp")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -186,6 +187,9 @@ int main(int argc, char** argv) {
 
   // 6c. MCP revisions of the mcp-server: a call as a task, a 2026 call (mcp_tasks_bench.cpp)
   if (wanted("mcp-tasks")) bench::mcp_tasks_rows({env.llmx, env.url, env.home}, row);
+
+  // 6e. the Agent Client Protocol (acp_bench.cpp)
+  if (wanted("acp")) bench::acp_rows({env.llmx, env.url, env.home}, row);
 
   // 6d. the same over MCP Streamable HTTP (mcp_http_bench.cpp)
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);
