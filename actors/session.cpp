@@ -145,6 +145,11 @@ void conversation_ended(session_ptr self, const std::string& conversation_id) {
   auto [b, e] = st.interrupt_waiters.equal_range(conversation_id);
   for (auto it = b; it != e; ++it) it->second(TurnAbortReason::interrupted);
   st.interrupt_waiters.erase(b, e);
+  // An ACP session whose conversation is gone: its prompt fails, the session is no more.
+  if (auto it = st.acp_sessions.find(conversation_id); it != st.acp_sessions.end()) {
+    if (it->second.prompt) (*it->second.prompt)(RpcError{rpc::kInternalError, "the session ended during the prompt"});
+    st.acp_sessions.erase(it);
+  }
   if (st.shutting_down && st.tool_calls.empty()) finish(self);
 }
 
