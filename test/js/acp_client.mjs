@@ -7,11 +7,14 @@
 //   * a new agent process lists the stored sessions and loads one: its history replayed as
 //     session/update before the answer, then a prompt goes on in it;
 //   * an MCP server the client provides (session/new `mcpServers`), its tool called as a tool call;
+//   * every message the agent wrote, against the SDK's own schema (schema/v1/schema.json);
 //   * bad input: an unknown session (-32002), a prompt while another runs (-32600), a relative
 //     cwd and a malformed prompt (-32602), an unknown method (-32601).
 //
 //   node acp_client.mjs --llmx <llmx> --mock-llm <mock-llm>
 import * as acp from '@agentclientprotocol/sdk';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +70,61 @@ async function expectError(promise, code, what) {
   throw new Error(`check failed: ${what}: expected error ${code}, got a result`);
 }
 
+// Both directions of every agent, line by line, for the schema check at the end.
+const sent = new Map();  // "<agent>:<id>" -> method of our request
+const received = [];     // [agent, message]
+let agents = 0;
+function recordTraffic(p) {
+  const agent = agents++;
+  let inBuf = '', outBuf = '';
+  const lines = (buf, chunk, each) => {
+    buf += chunk.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) try { each(JSON.parse(line)); } catch { /* not JSON: the agent's own error to find */ }
+    }
+    return buf;
+  };
+  const write = p.stdin.write.bind(p.stdin);
+  p.stdin.write = (chunk, ...rest) => {
+    inBuf = lines(inBuf, chunk, (m) => { if (m.method && m.id !== undefined) sent.set(`${agent}:${m.id}`, m.method); });
+    return write(chunk, ...rest);
+  };
+  p.stdout.on('data', (chunk) => { outBuf = lines(outBuf, chunk, (m) => received.push([agent, m])); });
+}
+
+function validateTraffic() {
+  const require = createRequire(import.meta.url);
+  const schema = require('@agentclientprotocol/sdk/schema/v1/schema.json');
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(schema, 'acp');
+  const def = (name) => ajv.getSchema(`acp#/$defs/${name}`);
+  const results = { 'initialize': 'InitializeResponse', 'authenticate': 'AuthenticateResponse',
+                    'session/new': 'NewSessionResponse', 'session/load': 'LoadSessionResponse',
+                    'session/list': 'ListSessionsResponse', 'session/set_mode': 'SetSessionModeResponse',
+                    'session/prompt': 'PromptResponse' };
+  let validated = 0;
+  for (const [agent, m] of received) {
+    let name = null, value = null;
+    if (m.method === 'session/update') [name, value] = ['SessionNotification', m.params];
+    else if (m.method === 'session/request_permission') [name, value] = ['RequestPermissionRequest', m.params];
+    else if (m.method) throw new Error(`check failed: the agent sent an unexpected ${m.method}`);
+    else if (m.result !== undefined) [name, value] = [results[sent.get(`${agent}:${m.id}`)], m.result];
+    else if (m.error) {
+      check(Number.isInteger(m.error.code) && typeof m.error.message === 'string', 'an error has a code and a message', m);
+      continue;
+    }
+    if (!name) continue;  // a method outside this list
+    const validate = def(name);
+    check(validate(value), `${name} matches the ACP schema`, { value, errors: validate.errors });
+    validated++;
+  }
+  check(validated > 50, 'the schema check saw the traffic', validated);
+  return validated;
+}
+
 async function run() {
   const mockUrl = await startMock();
   const home = tmp('llmx-acp-home-');
@@ -77,6 +135,7 @@ async function run() {
     const p = spawn(opts.llmx, ['acp'], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(p);
     p.stderr.on('data', (b) => { stderr += b; });
+    recordTraffic(p);
     return p;
   };
   const agentProc = startAgent();
@@ -230,7 +289,8 @@ async function run() {
       { sessionId: '01a21245-8a36-7978-a42b-17f566bf0d9c', cwd: ws, mcpServers: [] }), -32002, 'loading an unknown session');
   });
   second.stdin.end();
-  console.log(`ok: ${checks} checks`);
+  const validated = validateTraffic();
+  console.log(`ok: ${checks} checks; ${validated} agent messages match the ACP schema`);
 }
 
 const watchdog = setTimeout(() => { console.error(`FAIL: no result within 60 s\n${stderr}`); cleanup(); process.exit(1); }, 60_000);
