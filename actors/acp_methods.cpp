@@ -22,12 +22,36 @@ RpcError session_not_found(const std::string& id) {
   return RpcError{acp::kResourceNotFound, "Resource not found: session " + id, w.take()};
 }
 
-// The config overrides of a mode.
-ConfigOverrides mode_overrides(const acp::Mode& m) {
-  ConfigOverrides o;
-  o.approval_policy = enum_from_name<AskForApproval>(m.approval_policy);
-  o.sandbox_mode = enum_from_name<SandboxMode>(m.sandbox_mode);
-  return o;
+// A session's folder and the editor's MCP servers, on top of the operator's settings (whose
+// approval policy and sandbox are the session's starting mode); nullopt after answering why not.
+template <class R>
+std::optional<Config> session_config(session_ptr self, const Reply<R>& reply, const std::string& cwd,
+                                     const std::optional<RawJson>& mcp_servers) {
+  std::error_code ec;
+  if (!std::filesystem::path(cwd).is_absolute() || !std::filesystem::is_directory(cwd, ec)) {
+    reply(RpcError{rpc::kInvalidParams, "Invalid params: cwd must be an absolute path to a folder"});
+    return std::nullopt;
+  }
+  ConfigOverrides overrides;
+  overrides.cwd = cwd;
+  try {
+    overrides.json_overrides = acp::mcp_server_overrides(mcp_servers);  // started like configured servers
+  } catch (const json::DecodeError& err) {
+    reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
+    return std::nullopt;
+  }
+  auto cfg = config_or_error(self, reply, [&] { return overrides; });
+  if (cfg) cfg->session_source = "acp";
+  return cfg;
+}
+
+// The session's entry; its mode is the preset its settings are (or "configured").
+std::string open_session(session_ptr self, const std::string& id, const conversation_actor& conv, const Config& cfg) {
+  remember(self, id, conv);
+  subscribe(self, conv);
+  auto mode = acp::mode_of(enum_name(cfg.approval_policy), enum_name(cfg.sandbox_policy.mode));
+  self->state.acp_sessions[id] = AcpSession{conv, mode, cfg.approval_policy, cfg.sandbox_policy, std::nullopt, std::nullopt};
+  return mode;
 }
 
 void initialize(session_ptr self, acp::InitializeParams p, RawReply reply) {
@@ -44,55 +68,32 @@ void authenticate(session_ptr self, acp::AuthenticateParams p, RawReply reply) {
 }
 
 void new_session(session_ptr self, acp::NewSessionParams p, RawReply reply) {
-  if (!std::filesystem::path(p.cwd).is_absolute())
-    return reply(RpcError{rpc::kInvalidParams, "Invalid params: cwd must be an absolute path"});
-  const auto* mode = acp::find_mode(acp::kDefaultMode);
-  auto overrides = mode_overrides(*mode);
-  overrides.cwd = p.cwd;
-  try {
-    overrides.json_overrides = acp::mcp_server_overrides(p.mcpServers);  // started like configured servers
-  } catch (const json::DecodeError& err) {
-    return reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
-  }
-  auto cfg = config_or_error(self, reply, [&] { return overrides; });
+  auto cfg = session_config(self, reply, p.cwd, p.mcpServers);
   if (!cfg) return;
-  cfg->session_source = "acp";
+  auto settings = *cfg;
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            remember(self, sc.session_id, conv);
-            subscribe(self, conv);
-            self->state.acp_sessions[sc.session_id] = AcpSession{conv, mode->id, std::nullopt, std::nullopt};
-            reply(RawJson{acp::new_session_result(sc.session_id, mode->id)});
+            auto mode = open_session(self, sc.session_id, conv, settings);
+            reply(RawJson{acp::new_session_result(sc.session_id, mode)});
           },
           [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInternalError, "cannot start a session")); });
 }
 
 // A stored session, its history replayed as session/update before the answer.
 void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
-  if (!std::filesystem::path(p.cwd).is_absolute())
-    return reply(RpcError{rpc::kInvalidParams, "Invalid params: cwd must be an absolute path"});
   if (self->state.acp_sessions.count(p.sessionId))
     return reply(RpcError{rpc::kInvalidRequest, "Invalid request: session " + p.sessionId + " is already open"});
-  const auto* mode = acp::find_mode(acp::kDefaultMode);
-  auto overrides = mode_overrides(*mode);
-  overrides.cwd = p.cwd;
-  try {
-    overrides.json_overrides = acp::mcp_server_overrides(p.mcpServers);
-  } catch (const json::DecodeError& err) {
-    return reply(RpcError{rpc::kInvalidParams, std::string("Invalid params: ") + err.what()});
-  }
-  auto cfg = config_or_error(self, reply, [&] { return overrides; });
+  auto cfg = session_config(self, reply, p.cwd, p.mcpServers);
   if (!cfg) return;
+  auto settings = *cfg;
   auto id = p.sessionId;
   ResumeThread req{*cfg, ThreadRef{cfg->llmx_home, id, {}}, {}};
   self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             auto& st = self->state;
-            remember(self, id, conv);
-            subscribe(self, conv);
-            st.acp_sessions[id] = AcpSession{conv, mode->id, std::nullopt, std::nullopt};
+            auto mode = open_session(self, id, conv, settings);
             std::string lines;
             if (sc.initial_messages) {
               acp::AcpTurn replay(id);
@@ -107,7 +108,7 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
             }
             if (!lines.empty()) write(self, std::move(lines));
             json::Writer w;
-            w.begin_object().key("modes").raw(acp::mode_state(mode->id)).end_object();
+            w.begin_object().key("modes").raw(acp::mode_state(mode)).end_object();
             reply(RawJson{w.take()});
           },
           [=](caf::error&) { reply(session_not_found(id)); });
@@ -164,12 +165,16 @@ void prompt(session_ptr self, acp::PromptParams p, RawReply reply) {
             auto& sessions = self->state.acp_sessions;
             if (auto it = sessions.find(id); it != sessions.end() && it->second.prompt) {
               it->second.prompt.reset();  // refused: the conversation is busy or ending
+              it->second.turn.reset();
               reply(RpcError{rpc::kInvalidRequest, "Invalid request: the session cannot take a prompt now"});
             }
           },
           [=](caf::error& err) {
             auto& sessions = self->state.acp_sessions;
-            if (auto it = sessions.find(id); it != sessions.end()) it->second.prompt.reset();
+            if (auto it = sessions.find(id); it != sessions.end()) {
+              it->second.prompt.reset();
+              it->second.turn.reset();
+            }
             reply(rpc_error_of(err, rpc::kInternalError, "cannot run the prompt"));
           });
 }
@@ -186,13 +191,16 @@ void set_mode(session_ptr self, acp::SetModeParams p, RawReply reply) {
   auto& st = self->state;
   auto it = st.acp_sessions.find(p.sessionId);
   if (it == st.acp_sessions.end()) return reply(session_not_found(p.sessionId));
+  auto& s = it->second;
   const auto* mode = acp::find_mode(p.modeId);
-  if (!mode) return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown mode " + p.modeId});
-  it->second.mode = mode->id;
-  auto o = mode_overrides(*mode);
+  bool configured = p.modeId == acp::kConfiguredMode;
+  if (!mode && !configured) return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown mode " + p.modeId});
+  s.mode = p.modeId;
+  // The session's own sandbox settings (writable roots, network) stay; the preset sets the rest.
   OverrideTurnContextOp op;
-  op.approval_policy = o.approval_policy;
-  op.sandbox_policy = SandboxPolicy{*o.sandbox_mode};
+  op.approval_policy = configured ? s.configured_approval : *enum_from_name<AskForApproval>(mode->approval_policy);
+  op.sandbox_policy = s.configured_sandbox;
+  if (!configured) op.sandbox_policy->mode = *enum_from_name<SandboxMode>(mode->sandbox_mode);
   caf::anon_send(it->second.conversation, submit_atom::value, Submission{"", std::move(op)});
   reply(RawJson{"{}"});
 }
@@ -204,6 +212,10 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
   auto it = st.acp_sessions.find(conversation_id);
   if (it == st.acp_sessions.end()) return false;
   auto& s = it->second;
+  // A configured MCP server's question: nobody can answer it here (ACP has no forms yet).
+  if (const auto* e = ev.msg.get_if<ElicitationRequestEvent>())
+    caf::anon_send(s.conversation, submit_atom::value,
+                   Submission{"", ResolveElicitationOp{e->server_name, e->id, "decline", std::nullopt}});
   if (!s.turn) return true;  // nothing asked: nothing to stream
   std::vector<std::string> updates;
   s.turn->translate(ev, updates);
@@ -212,14 +224,22 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
     auto kind = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? AskKind::patch : AskKind::exec;
     auto call_id = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? ev.msg.get_if<ApplyPatchApprovalRequestEvent>()->call_id
                                                                  : ev.msg.get_if<ExecApprovalRequestEvent>()->call_id;
+    s.turn->asked(call_id);
     auto id = st.outgoing.add(PendingApproval{s.conversation, call_id, kind, {}});
     add_line(lines, st.rpc.request(id, "session/request_permission", *ask));
   }
   if (auto stop = s.turn->stop_reason(ev)) {
+    std::vector<std::string> closing;
+    s.turn->close_open(closing);
+    for (auto& u : closing) add_line(lines, st.rpc.notification("session/update", u));
     // The updates go out before the answer (ACP: nothing of a prompt after its response).
     if (!lines.empty()) {
       write(self, std::move(lines));
       lines.clear();
+    }
+    if (!s.prompt) {  // its prompt was refused or failed already
+      s.turn.reset();
+      return true;
     }
     auto reply = std::move(*s.prompt);
     auto error = s.turn->error();

@@ -31,6 +31,8 @@ namespace llmx::session_detail {
 struct AcpSession {
   conversation_actor conversation;
   std::string mode;
+  AskForApproval configured_approval = AskForApproval::on_request;  // what the session started with
+  SandboxPolicy configured_sandbox;                                   // (its writable roots, network...)
   std::optional<acp::AcpTurn> turn;          // the running prompt's translation
   std::optional<rpc::Reply<RawJson>> prompt;  // its pending answer (the stop reason)
 };

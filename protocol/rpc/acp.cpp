@@ -31,16 +31,25 @@ std::string_view command_kind(const std::vector<ParsedCommand>& parsed) {
   return read ? "read" : search ? "search" : "execute";
 }
 
-// The files a patch touches, as tool-call content (diffs) and locations.
-void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes) {
+std::optional<std::string> read_text(const std::string& path);
+
+// The files a patch touches, as tool-call content (diffs) and locations. `applied`: the patch is
+// done, so an updated file shows as old and new text (its unified diff otherwise).
+void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes, bool applied = false) {
   w.key("content").begin_array();
   for (const auto& [path, change] : changes) {
     if (const auto* add = change.get_if<FileAdd>()) {
       w.begin_object().field("type", "diff").field("path", path).key("oldText").null().field("newText", add->content);
       w.end_object();
     } else if (const auto* update = change.get_if<FileUpdate>()) {
-      // Only the unified diff is known before the patch is applied: shown as such.
-      w.begin_object().field("type", "content").key("content").raw(text_block(update->unified_diff)).end_object();
+      const auto& target = update->move_path.value_or(path);
+      std::optional<std::string> now, old;
+      if (applied && (now = read_text(target))) old = undo_unified_diff(*now, update->unified_diff);
+      if (old) {
+        w.begin_object().field("type", "diff").field("path", target).field("oldText", *old).field("newText", *now).end_object();
+      } else {
+        w.begin_object().field("type", "content").key("content").raw(text_block(update->unified_diff)).end_object();
+      }
     } else {
       w.begin_object().field("type", "content").key("content").raw(text_block("delete " + path)).end_object();
     }
@@ -102,6 +111,12 @@ std::string initialize_result() {
   return w.take();
 }
 
+std::string mode_of(std::string_view approval_policy, std::string_view sandbox_mode) {
+  for (const auto& m : modes())
+    if (m.approval_policy == approval_policy && m.sandbox_mode == sandbox_mode) return m.id;
+  return std::string(kConfiguredMode);
+}
+
 const std::vector<Mode>& modes() {
   static const std::vector<Mode> all = {
       {"read-only", "Read only", "Reads files and runs read-only commands; asks before anything else", "on-request",
@@ -123,6 +138,9 @@ const Mode* find_mode(std::string_view id) {
 std::string mode_state(std::string_view current) {
   json::Writer w;
   w.begin_object().field("currentModeId", current).key("availableModes").begin_array();
+  if (current == kConfiguredMode)
+    w.begin_object().field("id", kConfiguredMode).field("name", "As configured")
+        .field("description", "The approval policy and sandbox llmx was started with").end_object();
   for (const auto& m : modes())
     w.begin_object().field("id", m.id).field("name", m.name).field("description", m.description).end_object();
   w.end_array().end_object();
@@ -237,6 +255,7 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
   } else if (const auto* r = m.get_if<AgentReasoningDeltaEvent>()) {
     w.begin_object().field("sessionUpdate", "agent_thought_chunk").key("content").raw(text_block(r->delta)).end_object();
   } else if (const auto* b = m.get_if<ExecCommandBeginEvent>()) {
+    open_.insert(b->call_id);
     w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", b->call_id);
     w.field("title", v2::join_command(b->command)).field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
     w.key("rawInput").begin_object().key("command").begin_array();
@@ -244,6 +263,7 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
     w.end_array().field("cwd", b->cwd).end_object();
     w.end_object();
   } else if (const auto* e = m.get_if<ExecCommandEndEvent>()) {
+    open_.erase(e->call_id);
     w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", e->call_id);
     w.field("status", e->exit_code == 0 ? "completed" : "failed");
     const auto& out = e->aggregated_output.empty() ? e->stdout_text + e->stderr_text : e->aggregated_output;
@@ -253,8 +273,8 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
     w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
     w.end_object();
   } else if (const auto* p = m.get_if<PatchApplyBeginEvent>()) {
-    for (const auto& [path, change] : p->changes)
-      if (const auto* u = change.get_if<FileUpdate>()) edits_[p->call_id][u->move_path.value_or(path)] = u->unified_diff;
+    edits_[p->call_id] = p->changes;
+    open_.insert(p->call_id);
     w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
     w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
     patch_fields(w, p->changes);
@@ -262,15 +282,10 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
   } else if (const auto* pe = m.get_if<PatchApplyEndEvent>()) {
     w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
     w.field("status", pe->success ? "completed" : "failed");
+    open_.erase(pe->call_id);
     if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
-      if (pe->success) {
-        w.key("content").begin_array();
-        for (const auto& [path, diff] : it->second)
-          if (auto now = read_text(path))
-            if (auto old = undo_unified_diff(*now, diff))
-              w.begin_object().field("type", "diff").field("path", path).field("oldText", *old).field("newText", *now).end_object();
-        w.end_array();
-      }
+      // The whole list again (an update replaces it), updated files now as old and new text.
+      if (pe->success) patch_fields(w, it->second, true);
       edits_.erase(it);
     }
     w.end_object();
@@ -281,11 +296,13 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
           .field("status", enum_name(item.status)).end_object();
     w.end_array().end_object();
   } else if (const auto* mb = m.get_if<McpToolCallBeginEvent>()) {
+    open_.insert(mb->call_id);
     w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", mb->call_id);
     w.field("title", mb->invocation.server + "." + mb->invocation.tool).field("kind", "other").field("status", "in_progress");
     if (mb->invocation.arguments) w.key("rawInput").raw(mb->invocation.arguments->text);
     w.end_object();
   } else if (const auto* me = m.get_if<McpToolCallEndEvent>()) {
+    open_.erase(me->call_id);
     w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", me->call_id);
     bool ok = me->result.text.find("\"Err\"") == std::string::npos && me->result.text.find("\"isError\":true") == std::string::npos;
     w.field("status", ok ? "completed" : "failed").end_object();
@@ -304,8 +321,16 @@ void AcpTurn::replay(const Event& ev, std::vector<std::string>& updates) {
   if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return chunk("user_message_chunk", u->message);
   if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return chunk("agent_message_chunk", a->message);
   if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return chunk("agent_thought_chunk", r->text);
-  if (ev.msg.is<AgentMessageDeltaEvent>() || ev.msg.is<AgentReasoningDeltaEvent>()) return;  // whole messages above
-  translate(ev, updates);
+  if (ev.msg.is<PlanUpdateEvent>()) translate(ev, updates);
+}
+
+void AcpTurn::close_open(std::vector<std::string>& updates) {
+  for (const auto& id : open_) {
+    json::Writer w;
+    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", id).field("status", "failed").end_object();
+    updates.push_back(update(w.take()));
+  }
+  open_.clear();
 }
 
 std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {
@@ -345,6 +370,7 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
     std::vector<std::string> old_side;
   };
   std::vector<Hunk> hunks;
+  bool last_old = false;  // the line before a "\ No newline" marker was of the old side
   for (size_t start = 0; start < diff.size();) {
     auto end = diff.find('\n', start);
     if (end == std::string_view::npos) end = diff.size();
@@ -361,6 +387,11 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
       hunks.push_back({d == 0 ? c : c - 1, d, {}});
     } else if (!hunks.empty() && !line.empty() && (line[0] == ' ' || line[0] == '-')) {
       hunks.back().old_side.push_back(std::string(line.substr(1)) + "\n");
+      last_old = true;
+    } else if (!hunks.empty() && !line.empty() && line[0] == '+') {
+      last_old = false;
+    } else if (!hunks.empty() && line.starts_with("\\") && last_old && !hunks.back().old_side.empty()) {
+      hunks.back().old_side.back().pop_back();  // "\ No newline at end of file" after an old line
     }
   }
   if (hunks.empty()) return std::nullopt;

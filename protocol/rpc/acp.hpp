@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,8 +88,11 @@ struct Mode {
 };
 const std::vector<Mode>& modes();
 const Mode* find_mode(std::string_view id);
-inline constexpr std::string_view kDefaultMode = "auto";
-// `{currentModeId, availableModes}`.
+// The mode a session starts in is what the operator configured (command line, config.toml): the
+// preset with that approval policy and sandbox, else this one, which keeps them.
+inline constexpr std::string_view kConfiguredMode = "configured";
+std::string mode_of(std::string_view approval_policy, std::string_view sandbox_mode);
+// `{currentModeId, availableModes}` (the configured mode listed when no preset is it).
 std::string mode_state(std::string_view current);
 // session/new's result.
 std::string new_session_result(const std::string& session_id, std::string_view mode);
@@ -108,8 +112,13 @@ class AcpTurn {
  public:
   explicit AcpTurn(std::string session_id) : session_id_(std::move(session_id)) {}
   void translate(const Event& ev, std::vector<std::string>& updates);
-  // A stored event of an earlier turn (session/load): its messages whole, then as translate().
+  // A stored event of an earlier turn (session/load): its messages whole, and its plans (the
+  // stored events hold no tool call from its beginning, so none is shown).
   void replay(const Event& ev, std::vector<std::string>& updates);
+  // A permission was asked for this call: it is open until it runs or the turn ends.
+  void asked(const std::string& call_id) { open_.insert(call_id); }
+  // At the turn's end: the tool calls it left open (cancelled, refused) end as failed.
+  void close_open(std::vector<std::string>& updates);
   // The stop reason once the turn ended with this event (end_turn, cancelled, max_tokens,
   // refusal); nullopt while it goes on. `error` is set when it failed.
   std::optional<std::string> stop_reason(const Event& ev);
@@ -121,7 +130,8 @@ class AcpTurn {
   // Files a running patch updates, with their unified diffs: its end shows each as old and new
   // text (the file as it is then, and the diff undone), which is what an editor renders. The
   // file cannot be read at the begin event: the patch may be applied by the time it arrives.
-  std::map<std::string, std::map<std::string, std::string>> edits_;
+  std::map<std::string, std::map<std::string, FileChange>> edits_;
+  std::set<std::string> open_;  // tool calls begun (or asked about) and not ended
   std::optional<std::string> error_;
   std::optional<std::string> cut_;  // max_tokens or refusal: the model did not finish its answer
 };

@@ -131,8 +131,8 @@ async function run() {
   const ws = realpathSync(tmp('llmx-acp-ws-'));
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp('llmx-acp-user-'), LLMX_HOME: home,
                 LLMX_BASE_URL: mockUrl, LLMX_API_KEY: 'test' };
-  const startAgent = () => {
-    const p = spawn(opts.llmx, ['acp'], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
+  const startAgent = (args = []) => {
+    const p = spawn(opts.llmx, ['acp', ...args], { env, cwd: ws, stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(p);
     p.stderr.on('data', (b) => { stderr += b; });
     recordTraffic(p);
@@ -168,7 +168,8 @@ async function run() {
     const sessionId = created.sessionId;
     firstSession = sessionId;
     check(typeof sessionId === 'string' && sessionId.length > 0, 'session/new gives a session', created);
-    check(created.modes?.currentModeId === 'auto', 'the session starts in auto mode', created.modes);
+    // No config.toml and no flags: the defaults (on-request, read-only) are the read-only preset.
+    check(created.modes?.currentModeId === 'read-only', 'the session starts in the configured mode', created.modes);
     check(['read-only', 'auto', 'full-access'].every((id) => created.modes.availableModes.some((m) => m.id === id)),
           'the modes are the approval presets', created.modes);
 
@@ -180,6 +181,7 @@ async function run() {
     check(chunks.length >= 2, 'the answer was streamed in chunks', chunks.length);
     check(chunks.map((c) => c.content.text).join('').length > 10, 'the chunks carry the answer', chunks);
 
+    await agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'auto' });
     // A command that needs approval (rm -f is asked about under on-request): allowed, then rejected.
     const victim = path.join(ws, 'victim.txt');
     writeFileSync(victim, 'x');
@@ -289,6 +291,19 @@ async function run() {
       { sessionId: '01a21245-8a36-7978-a42b-17f566bf0d9c', cwd: ws, mcpServers: [] }), -32002, 'loading an unknown session');
   });
   second.stdin.end();
+
+  // The operator's settings win: a session starts in the mode they are (here no preset).
+  const third = startAgent(['-a', 'untrusted', '-s', 'workspace-write']);
+  await acp.client({ name: 'llmx-acp-test-3' }).connectWith(
+    acp.ndJsonStream(Writable.toWeb(third.stdin), Readable.toWeb(third.stdout)), async (agent) => {
+      await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const s = await agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+      check(s.modes.currentModeId === 'configured' && s.modes.availableModes.some((m) => m.id === 'configured'),
+            'untrusted + workspace-write starts in the configured mode', s.modes);
+      await agent.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: 'full-access' });
+      await agent.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: 'configured' });
+    });
+  third.stdin.end();
   const validated = validateTraffic();
   console.log(`ok: ${checks} checks; ${validated} agent messages match the ACP schema`);
 }

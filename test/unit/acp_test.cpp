@@ -127,6 +127,10 @@ TEST_CASE("acp: initialize speaks version 1 and the modes are the approval prese
   CHECK(acp::find_mode("full-access")->approval_policy == "never");
   CHECK_FALSE(acp::find_mode("yolo"));
   CHECK(acp::mode_state("auto").find(R"("currentModeId":"auto")") != std::string::npos);
+  CHECK(acp::mode_of("on-request", "workspace-write") == "auto");
+  CHECK(acp::mode_of("untrusted", "workspace-write") == "configured");
+  CHECK(acp::mode_state("configured").find(R"("id":"configured")") != std::string::npos);
+  CHECK(acp::mode_state("auto").find(R"("id":"configured")") == std::string::npos);
 }
 
 TEST_CASE("acp: a patch's unified diff undone gives the old text an editor shows") {
@@ -142,6 +146,8 @@ TEST_CASE("acp: a patch's unified diff undone gives the old text an editor shows
     auto diff = patch::unified_diff(before, after, 1);
     CHECK(acp::undo_unified_diff(after, diff) == before);
   }
+  auto no_newline = patch::unified_diff("a\nb", "a\nc\n", 1);  // the old text had no final newline
+  CHECK(acp::undo_unified_diff("a\nc\n", no_newline) == std::optional<std::string>("a\nb"));
   CHECK_FALSE(acp::undo_unified_diff("short\n", "@@ -1,5 +1,5 @@\n a\n-b\n+c\n d\n e\n f\n"));  // does not fit
   CHECK_FALSE(acp::undo_unified_diff("a\n", "no hunks here"));
 }
