@@ -271,7 +271,13 @@ TEST_CASE("threads: MCP resumeConversation sends sessionConfigured first and con
   auto reply = mcp.wait_for_response(mcp.call_reply(id, "what is my name? @mock:text deltas=1"));
   REQUIRE_FALSE(result_is_error(reply));
   CHECK(contains(last_request_text(mock), "KESTREL"));
+  // Rollout lines reach the disk through the store actor, on their own path beside the reply: a
+  // busy machine may answer first.
   auto text = read_file(path);
+  for (int i = 0; i < 200 && !contains(text, "what is my name?"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    text = read_file(path);
+  }
   CHECK(count_of(text, R"("type":"session_meta")") == 1);
   CHECK(contains(text, "what is my name?"));
 
