@@ -58,16 +58,6 @@ HttpResponse json_response(int status, std::string body) {
   return HttpResponse{status, {{"Content-Type", "application/json"}}, std::move(body)};
 }
 
-bool is_json_content(std::optional<std::string_view> type) {
-  if (!type) return false;
-  auto t = type->substr(0, type->find(';'));
-  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  if (t.size() != 16) return false;
-  std::string lower(t);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower == "application/json";
-}
-
 }  // namespace
 
 struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core> {
@@ -133,7 +123,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
   }
 
   void post(uint64_t x, const HttpRequest& req) {
-    if (!is_json_content(req.header("content-type")))
+    if (!mh::is_json_content(req.header("content-type")))
       return refuse(x, 415, -32600, "Unsupported Media Type: the body must be application/json");
     auto accept = req.header("accept");
     if (!mh::accepts(accept, "application/json") || !mh::accepts(accept, "text/event-stream"))

@@ -5,29 +5,16 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "protocol/base/text.hpp"
 #include "transport/listener_impl.hpp"
 
 namespace llmx::transport {
 
 namespace {
 
-std::string lower(std::string_view v) {
-  std::string out(v);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool is_loopback_origin(std::string_view origin) {
-  for (std::string_view local : {"http://localhost", "http://127.0.0.1", "http://[::1]", "https://localhost",
-                                 "https://127.0.0.1", "https://[::1]"})
-    if (origin == local || (origin.starts_with(local) && origin.size() > local.size() && origin[local.size()] == ':'))
-      return true;
-  return false;
-}
-
 bool token_matches(std::string_view authorization, const std::string& token) {
   constexpr std::string_view scheme = "bearer ";  // auth schemes are case-insensitive
-  if (authorization.size() != scheme.size() + token.size() || lower(authorization.substr(0, scheme.size())) != scheme)
+  if (authorization.size() != scheme.size() + token.size() || text::lower(authorization.substr(0, scheme.size())) != scheme)
     return false;
   return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
 }
@@ -47,16 +34,20 @@ std::string serialize(HttpResponse response, unsigned version, bool keep_alive) 
 
 bool origin_allowed(std::string_view origin, std::string_view host) {
   if (origin.empty()) return true;  // not a browser
-  if (is_loopback_origin(origin)) return true;
-  for (std::string_view scheme : {"http://", "https://"})
-    if (origin.starts_with(scheme) && !host.empty() && origin.substr(scheme.size()) == host) return true;
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (!origin.starts_with(scheme)) continue;
+    auto origin_host = origin.substr(scheme.size());  // host[:port]
+    return is_local_host(origin_host) || (!host.empty() && origin_host == host);
+  }
   return false;
 }
 
 bool is_local_host(std::string_view host) {
-  auto name = lower(host.starts_with('[') ? host.substr(0, host.find(']') + 1) : host.substr(0, host.find(':')));
+  auto name = text::lower(host.starts_with('[') ? host.substr(0, host.find(']') + 1) : host.substr(0, host.find(':')));
   if (name.ends_with('.')) name.pop_back();  // the root label: `localhost.` is localhost
-  return name == "localhost" || name == "[::1]" || name.starts_with("127.");
+  // 127/8 written as an address: `127.0.0.1.evil.example` is a name, and names can be rebound.
+  bool loopback_v4 = name.starts_with("127.") && name.find_first_not_of("0123456789.") == std::string::npos;
+  return name == "localhost" || name == "[::1]" || loopback_v4;
 }
 
 std::optional<std::string_view> HttpRequest::header(std::string_view lower_name) const {
@@ -120,7 +111,7 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
         }
       // A client that waits to be told to send its body (curl does past 1 KiB) is told at once.
       if (req.version() >= 11 && !self->parser->is_done() &&
-          lower(std::string_view(req[http::field::expect].data(), req[http::field::expect].size())) == "100-continue") {
+          text::lower(std::string_view(req[http::field::expect].data(), req[http::field::expect].size())) == "100-continue") {
         static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
         return net::async_write(self->stream, net::buffer(kContinue), [self](beast::error_code ec, size_t) {
           if (ec) return self->end();
@@ -190,9 +181,7 @@ struct HttpConnection : std::enable_shared_from_this<HttpConnection> {
     request.method = std::string(req.method_string());
     request.target = std::string(target);
     for (const auto& f : req) {
-      std::string name(f.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers.emplace_back(std::move(name), std::string(f.value()));
+      request.headers.emplace_back(text::lower({f.name_string().data(), f.name_string().size()}), std::string(f.value()));
     }
     request.body = std::move(req.body());
     exchange = ++owner->next_id;

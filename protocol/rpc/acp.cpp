@@ -2,9 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "protocol/base/files.hpp"
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
 #include "protocol/model/retry_policy.hpp"
@@ -31,8 +30,6 @@ std::string_view command_kind(const std::vector<ParsedCommand>& parsed) {
   return read ? "read" : search ? "search" : "execute";
 }
 
-std::optional<std::string> read_text(const std::string& path);
-
 // The files a patch touches, as tool-call content (diffs) and locations. `applied`: the patch is
 // done, so an updated file shows as old and new text (its unified diff otherwise).
 void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes, bool applied = false) {
@@ -44,7 +41,7 @@ void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& chan
     } else if (const auto* update = change.get_if<FileUpdate>()) {
       const auto& target = update->move_path.value_or(path);
       std::optional<std::string> now, old;
-      if (applied && (now = read_text(target))) old = undo_unified_diff(*now, update->unified_diff);
+      if (applied && (now = files::read(target))) old = undo_unified_diff(*now, update->unified_diff);
       if (old) {
         w.begin_object().field("type", "diff").field("path", target).field("oldText", *old).field("newText", *now).end_object();
       } else {
@@ -58,14 +55,6 @@ void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& chan
   w.key("locations").begin_array();
   for (const auto& [path, _] : changes) w.begin_object().field("path", path).end_object();
   w.end_array();
-}
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return std::move(out).str();
 }
 
 std::string patch_title(const std::map<std::string, FileChange>& changes) {

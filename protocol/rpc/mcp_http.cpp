@@ -8,6 +8,7 @@
 #include "protocol/base/base64.hpp"
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
+#include "protocol/base/text.hpp"
 #include "protocol/rpc/mcp.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
 
@@ -22,13 +23,6 @@ std::string plain_of(json::Element id) {
 }
 
 std::optional<json::Object> meta_of(json::Object params) { return json::object_if(params, "_meta"); }
-
-// Header values lose their surrounding whitespace (RFC 9110 OWS).
-std::string_view trim(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-  return v;
-}
 
 }  // namespace
 
@@ -177,7 +171,7 @@ std::optional<std::string> header_mismatch(const Posted& posted, std::optional<s
     return fmt::format("Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
                        *protocol_version, *posted.meta_version);
   if (!method) return "Header mismatch: the Mcp-Method header is required";
-  if (trim(*method) != posted.method)
+  if (text::trim_view(*method, " \t") != posted.method)
     return fmt::format("Header mismatch: Mcp-Method header value '{}' does not match body value '{}'", *method,
                        posted.method);
   // Methods this revision does not have are -32601 before any header of theirs is looked at.
@@ -188,12 +182,17 @@ std::optional<std::string> header_mismatch(const Posted& posted, std::optional<s
   bool task = std::find(std::begin(kTasks), std::end(kTasks), posted.method) != std::end(kTasks);
   if (!named && !(task && name)) return std::nullopt;
   if (!name) return "Header mismatch: the Mcp-Name header is required for " + posted.method;
-  auto decoded = decode_header_value(trim(*name));
+  auto decoded = decode_header_value(text::trim_view(*name, " \t"));
   if (!decoded) return "Header mismatch: the Mcp-Name header value is malformed";
   if (*decoded != posted.name.value_or(""))
     return fmt::format("Header mismatch: Mcp-Name header value '{}' does not match body value '{}'", *decoded,
                        posted.name.value_or(""));
   return std::nullopt;
+}
+
+bool is_json_content(std::optional<std::string_view> content_type) {
+  if (!content_type) return false;
+  return text::lower(text::trim_view(content_type->substr(0, content_type->find(';')), " \t")) == "application/json";
 }
 
 bool accepts(std::optional<std::string_view> accept, std::string_view media_type) {
@@ -205,9 +204,7 @@ bool accepts(std::optional<std::string_view> accept, std::string_view media_type
     auto comma = rest.find(',');
     auto item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    if (auto semi = item.find(';'); semi != std::string_view::npos) item = item.substr(0, semi);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    item = text::trim_view(item.substr(0, item.find(';')), " \t");
     if (item == media_type || item == "*/*" || item == any_subtype) return true;
   }
   return false;

@@ -56,6 +56,9 @@ std::optional<std::string> header_mismatch(const Posted& posted, std::optional<s
 // A header value, with the `=?base64?…?=` sentinel decoded; nullopt when it cannot be.
 std::optional<std::string> decode_header_value(std::string_view value);
 
+// Whether a Content-Type header says JSON (`application/json`, any case, parameters allowed).
+bool is_json_content(std::optional<std::string_view> content_type);
+
 // Whether an Accept header admits a media type (`*/*` and `type/*` count).
 bool accepts(std::optional<std::string_view> accept, std::string_view media_type);
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "protocol/rpc/mcp_http.hpp"
+#include "transport/http_listener.hpp"
 
 using namespace llmx::mcp::http;
 
@@ -103,4 +104,23 @@ TEST_CASE("mcp http: versions, Accept and statuses") {
   CHECK(error_body(-32000, "no", "7") == R"({"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"no"}})");
   CHECK(cancelled_notification(R"("x")", "gone") ==
         R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x","reason":"gone"}})");
+}
+
+TEST_CASE("http listener: which hosts and origins are this machine's") {
+  using llmx::transport::is_local_host;
+  using llmx::transport::origin_allowed;
+  for (const char* local : {"localhost", "LOCALHOST:8080", "localhost.", "127.0.0.1", "127.0.0.2:9", "[::1]:443"})
+    CHECK(is_local_host(local));
+  for (const char* other : {"evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "[::2]"})
+    CHECK_FALSE(is_local_host(other));
+  CHECK(origin_allowed("", "evil.example"));  // not a browser
+  CHECK(origin_allowed("http://localhost:3000", "127.0.0.1:9"));
+  CHECK(origin_allowed("https://srv.example:8443", "srv.example:8443"));  // the server's own page
+  CHECK_FALSE(origin_allowed("http://evil.example", "127.0.0.1:9"));
+  CHECK_FALSE(origin_allowed("http://127.0.0.1.evil.example", "127.0.0.1:9"));
+  CHECK_FALSE(origin_allowed("null", "127.0.0.1:9"));
+  CHECK(is_json_content("application/json"));
+  CHECK(is_json_content("Application/JSON; charset=utf-8"));
+  CHECK_FALSE(is_json_content("text/plain"));
+  CHECK_FALSE(is_json_content(std::nullopt));
 }
