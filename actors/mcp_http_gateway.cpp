@@ -68,6 +68,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
   rollout_store_actor store;
   SessionOptions options;
   std::mutex mu;
+  json::Parser parser;  // under `mu`: every POST and every line a session writes is read with it
   transport::HttpListener* listener = nullptr;
   std::unordered_map<uint64_t, Exchange> exchanges;
   std::unordered_map<std::string, Session> sessions;  // by Mcp-Session-Id ("#<exchange>" for 2026 requests)
@@ -128,7 +129,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto accept = req.header("accept");
     if (!mh::accepts(accept, "application/json") || !mh::accepts(accept, "text/event-stream"))
       return refuse(x, 406, -32600, "Not Acceptable: the client must accept both application/json and text/event-stream");
-    auto posted = mh::read_posted(req.body);
+    auto posted = mh::read_posted(parser, req.body);
     if (posted.kind == mh::Posted::Kind::invalid)
       return posted.error.starts_with("Parse error") ? refuse(x, 400, -32700, posted.error)
                                                      : refuse(x, 400, -32600, "Invalid Request: " + posted.error);
@@ -329,7 +330,7 @@ struct McpHttpGateway::Core : std::enable_shared_from_this<McpHttpGateway::Core>
     auto sit = sessions.find(key);
     if (sit == sessions.end() || !listener) return;
     auto& s = sit->second;
-    auto route = mh::route_of(line);
+    auto route = mh::route_of(parser, line);
     if (route.kind == mh::Route::Kind::response) {
       auto rit = s.requests.find(route.request_id);
       if (rit == s.requests.end()) {  // its client went away (or an answer to nothing: never on the GET stream)

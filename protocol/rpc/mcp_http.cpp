@@ -26,9 +26,8 @@ std::optional<json::Object> meta_of(json::Object params) { return json::object_i
 
 }  // namespace
 
-Posted read_posted(std::string_view body) {
+Posted read_posted(json::Parser& parser, std::string_view body) {
   Posted p;
-  json::Parser parser;
   json::Element root;
   try {
     root = parser.parse(body);
@@ -98,9 +97,8 @@ Posted read_message(json::Element root) {
   return p;
 }
 
-Route route_of(std::string_view line) {
+Route route_of(json::Parser& parser, std::string_view line) {
   Route r;
-  json::Parser parser;
   json::Element root;
   try {
     root = parser.parse(line);

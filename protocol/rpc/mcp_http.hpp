@@ -27,7 +27,7 @@ struct Posted {
   std::optional<std::string> progress_token;  // params._meta.progressToken, compact JSON
   std::optional<std::string> task_id;         // params.taskId (tasks/result and the like)
 };
-Posted read_posted(std::string_view body);
+Posted read_posted(json::Parser& parser, std::string_view body);
 Posted read_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
 
 // Where a line a session writes goes.
@@ -40,7 +40,8 @@ struct Route {
   std::string task_id;           // related to this task
   std::optional<int> error_code;  // a response that is an error
 };
-Route route_of(std::string_view line);
+// `parser` is the caller's, reused: this runs for every line a session writes (each delta).
+Route route_of(json::Parser& parser, std::string_view line);
 Route route_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
 
 // Whether a request naming this version goes the 2026-07-28 way (no handshake, no session): any

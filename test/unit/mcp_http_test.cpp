@@ -8,7 +8,8 @@
 using namespace llmx::mcp::http;
 
 TEST_CASE("mcp http: a POSTed message is read once, and what is not one is refused") {
-  auto call = read_posted(R"({"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"llmx",)"
+  llmx::json::Parser parser;
+  auto call = read_posted(parser, R"({"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"llmx",)"
                           R"("_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
   CHECK(call.kind == Posted::Kind::request);
   CHECK(call.id == R"("a")");
@@ -16,48 +17,50 @@ TEST_CASE("mcp http: a POSTed message is read once, and what is not one is refus
   CHECK(call.name == "llmx");
   CHECK(call.progress_token == "7");
   CHECK(call.meta_version == "2026-07-28");
-  auto task = read_posted(R"({"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"t-1"}})");
+  auto task = read_posted(parser, R"({"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"t-1"}})");
   CHECK(task.task_id == "t-1");
   CHECK(task.name == "t-1");  // what Mcp-Name carries for a task
-  CHECK(read_posted(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").kind == Posted::Kind::notification);
-  CHECK(read_posted(R"({"jsonrpc":"2.0","id":4,"result":{}})").kind == Posted::Kind::response);
-  CHECK(read_posted(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])").kind == Posted::Kind::batch);
+  CHECK(read_posted(parser, R"({"jsonrpc":"2.0","method":"notifications/initialized"})").kind == Posted::Kind::notification);
+  CHECK(read_posted(parser, R"({"jsonrpc":"2.0","id":4,"result":{}})").kind == Posted::Kind::response);
+  CHECK(read_posted(parser, R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])").kind == Posted::Kind::batch);
   for (const char* bad : {"{", "42", R"({"jsonrpc":"2.0","id":1,"method":5})", R"({"jsonrpc":"2.0","id":true,"method":"x"})",
                           R"({"jsonrpc":"2.0","id":1.5,"method":"x"})", R"({"jsonrpc":"2.0","id":1})"}) {
     CAPTURE(bad);
-    auto p = read_posted(bad);
+    auto p = read_posted(parser, bad);
     CHECK(p.kind == Posted::Kind::invalid);
     CHECK_FALSE(p.error.empty());
   }
-  CHECK(read_posted("{").error.starts_with("Parse error"));
+  CHECK(read_posted(parser, "{").error.starts_with("Parse error"));
 }
 
 TEST_CASE("mcp http: a session's line finds its request by id, progress token, tool-call tag or task") {
-  auto answer = route_of(R"({"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}})");
+  llmx::json::Parser parser;
+  auto answer = route_of(parser, R"({"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}})");
   CHECK(answer.kind == Route::Kind::response);
   CHECK(answer.request_id == R"("a")");
   CHECK(answer.error_code == -32601);
-  auto event = route_of(R"({"jsonrpc":"2.0","method":"llmx/event","params":{"_meta":{"requestId":3},"msg":{}}})");
+  auto event = route_of(parser, R"({"jsonrpc":"2.0","method":"llmx/event","params":{"_meta":{"requestId":3},"msg":{}}})");
   CHECK(event.kind == Route::Kind::related);
   CHECK(event.request_id == "3");
-  CHECK(route_of(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}})")
+  CHECK(route_of(parser, R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}})")
             .progress_token == R"("p")");
-  auto ask_2025 = route_of(R"({"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"_meta":{"llmx_mcp_tool_call_id":"3"}}})");
+  auto ask_2025 = route_of(parser, R"({"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"_meta":{"llmx_mcp_tool_call_id":"3"}}})");
   CHECK(ask_2025.kind == Route::Kind::related);
   CHECK(ask_2025.request_plain == "3");
-  auto ask_old = route_of(R"({"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"llmx_mcp_tool_call_id":"3"}})");
+  auto ask_old = route_of(parser, R"({"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"llmx_mcp_tool_call_id":"3"}})");
   CHECK(ask_old.request_plain == "3");
-  auto status = route_of(R"({"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t"}})");
+  auto status = route_of(parser, R"({"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t"}})");
   CHECK(status.task_id == "t");
-  auto tagged = route_of(R"({"jsonrpc":"2.0","method":"llmx/event","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"u"}}}})");
+  auto tagged = route_of(parser, R"({"jsonrpc":"2.0","method":"llmx/event","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"u"}}}})");
   CHECK(tagged.task_id == "u");
-  CHECK(route_of(R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})").kind == Route::Kind::unrelated);
-  CHECK(route_of("not json").kind == Route::Kind::unrelated);
-  CHECK(route_of(R"({"method":7,"params":{"progressToken":1}})").kind == Route::Kind::unrelated);
+  CHECK(route_of(parser, R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})").kind == Route::Kind::unrelated);
+  CHECK(route_of(parser, "not json").kind == Route::Kind::unrelated);
+  CHECK(route_of(parser, R"({"method":7,"params":{"progressToken":1}})").kind == Route::Kind::unrelated);
 }
 
 TEST_CASE("mcp http: 2026 headers must match the body") {
-  auto call = read_posted(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"llmx",)"
+  llmx::json::Parser parser;
+  auto call = read_posted(parser, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"llmx",)"
                           R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
   CHECK_FALSE(header_mismatch(call, "2026-07-28", "tools/call", "llmx"));
   CHECK_FALSE(header_mismatch(call, "2026-07-28", " tools/call ", "  llmx  "));  // surrounding whitespace is not the value
@@ -69,10 +72,10 @@ TEST_CASE("mcp http: 2026 headers must match the body") {
   CHECK(header_mismatch(call, "2026-07-28", "tools/call", std::nullopt));
   CHECK(header_mismatch(call, "2026-07-28", "tools/call", "llmx-reply"));
   CHECK(header_mismatch(call, "2026-07-28", "tools/call", "=?base64?!!?="));
-  auto task = read_posted(R"({"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}})");
+  auto task = read_posted(parser, R"({"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}})");
   CHECK_FALSE(header_mismatch(task, "2026-07-28", "tasks/get", std::nullopt));  // a task's name is checked when sent
   CHECK(header_mismatch(task, "2026-07-28", "tasks/get", "other"));
-  auto removed = read_posted(R"({"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"t"}})");
+  auto removed = read_posted(parser, R"({"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"t"}})");
   CHECK_FALSE(header_mismatch(removed, "2026-07-28", "tasks/result", std::nullopt));  // -32601 comes first
   CHECK(decode_header_value("plain value") == "plain value");
   CHECK_FALSE(decode_header_value("line\nbreak"));
