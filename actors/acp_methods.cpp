@@ -6,9 +6,7 @@
 
 #include <filesystem>
 
-#include "protocol/base/json_writer.hpp"
 #include "protocol/base/log.hpp"
-#include "sandbox/approval.hpp"
 
 namespace llmx::session_detail {
 
@@ -16,11 +14,6 @@ namespace {
 
 using RawReply = Reply<RawJson>;
 
-RpcError session_not_found(const std::string& id) {
-  json::Writer w;
-  w.begin_object().field("sessionId", id).end_object();
-  return RpcError{acp::kResourceNotFound, "Resource not found: session " + id, w.take()};
-}
 
 // A session's folder and the editor's MCP servers, on top of the operator's settings (whose
 // approval policy and sandbox are the session's starting mode); nullopt after answering why not.
@@ -107,11 +100,9 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
               for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
             }
             if (!lines.empty()) write(self, std::move(lines));
-            json::Writer w;
-            w.begin_object().key("modes").raw(acp::mode_state(mode)).end_object();
-            reply(RawJson{w.take()});
+            reply(RawJson{acp::load_session_result(mode)});
           },
-          [=](caf::error&) { reply(session_not_found(id)); });
+          [=](caf::error&) { reply(acp::session_not_found(id)); });
 }
 
 // Stored sessions, newest first (optionally of one folder).
@@ -123,26 +114,14 @@ void list_sessions(session_ptr self, acp::ListSessionsParams p, RawReply reply) 
   q.cursor = p.cursor;
   self->request(self->state.store, caf::infinite, ListThreads{cfg->llmx_home, q})
       .then(
-          [=](ThreadPage& page) {
-            json::Writer w;
-            w.begin_object().key("sessions").begin_array();
-            for (const auto& t : page.page.items) {
-              if (p.cwd && t.cwd != *p.cwd) continue;
-              w.begin_object().field("sessionId", t.id).field("cwd", t.cwd).field("title", t.preview);
-              w.field("updatedAt", t.updated_at).end_object();
-            }
-            w.end_array();
-            if (page.page.next_cursor) w.field("nextCursor", *page.page.next_cursor);
-            w.end_object();
-            reply(RawJson{w.take()});
-          },
+          [=](ThreadPage& page) { reply(RawJson{acp::list_sessions_result(page.page, p.cwd)}); },
           [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidParams, "cannot list sessions")); });
 }
 
 void prompt(session_ptr self, acp::PromptParams p, RawReply reply) {
   auto& st = self->state;
   auto it = st.acp_sessions.find(p.sessionId);
-  if (it == st.acp_sessions.end()) return reply(session_not_found(p.sessionId));
+  if (it == st.acp_sessions.end()) return reply(acp::session_not_found(p.sessionId));
   auto& s = it->second;
   if (s.prompt)
     return reply(RpcError{rpc::kInvalidRequest, "Invalid request: a prompt is already running in this session; "
@@ -190,7 +169,7 @@ void cancel(session_ptr self, acp::SessionIdParams p) {
 void set_mode(session_ptr self, acp::SetModeParams p, RawReply reply) {
   auto& st = self->state;
   auto it = st.acp_sessions.find(p.sessionId);
-  if (it == st.acp_sessions.end()) return reply(session_not_found(p.sessionId));
+  if (it == st.acp_sessions.end()) return reply(acp::session_not_found(p.sessionId));
   auto& s = it->second;
   const auto* mode = acp::find_mode(p.modeId);
   bool configured = p.modeId == acp::kConfiguredMode;
@@ -220,17 +199,14 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
   std::vector<std::string> updates;
   s.turn->translate(ev, updates);
   for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
-  if (auto ask = acp::permission_params(conversation_id, ev)) {
-    auto kind = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? AskKind::patch : AskKind::exec;
-    auto call_id = ev.msg.is<ApplyPatchApprovalRequestEvent>() ? ev.msg.get_if<ApplyPatchApprovalRequestEvent>()->call_id
-                                                                 : ev.msg.get_if<ExecApprovalRequestEvent>()->call_id;
-    s.turn->asked(call_id);
-    auto id = st.outgoing.add(PendingApproval{s.conversation, call_id, kind, {}});
-    add_line(lines, st.rpc.request(id, "session/request_permission", *ask));
+  if (auto ask = acp::permission_request(conversation_id, ev)) {
+    s.turn->asked(ask->call_id);
+    auto id = st.outgoing.add(
+        PendingApproval{s.conversation, ask->call_id, ask->patch ? AskKind::patch : AskKind::exec, {}});
+    add_line(lines, st.rpc.request(id, "session/request_permission", ask->params));
   }
-  if (auto stop = s.turn->stop_reason(ev)) {
-    std::vector<std::string> closing;
-    s.turn->close_open(closing);
+  std::vector<std::string> closing;
+  if (auto answer = s.turn->finish(ev, closing)) {
     for (auto& u : closing) add_line(lines, st.rpc.notification("session/update", u));
     // The updates go out before the answer (ACP: nothing of a prompt after its response).
     if (!lines.empty()) {
@@ -242,19 +218,16 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
       return true;
     }
     auto reply = std::move(*s.prompt);
-    auto error = s.turn->error();
     s.prompt.reset();
     s.turn.reset();
-    if (*stop == "end_turn" && error) return reply(RpcError{rpc::kInternalError, *error}), true;
-    json::Writer w;
-    w.begin_object().field("stopReason", *stop).end_object();
-    reply(RawJson{w.take()});
+    if (answer->error) reply(RpcError{rpc::kInternalError, *answer->error});
+    else reply(RawJson{*answer->result});
   }
   return true;
 }
 
 Submission acp_permission_answer(const PendingApproval& pending, const std::optional<json::Element>& result) {
-  auto decision = sandbox::parse_decision(result ? acp::decision_of(json::to_text(*result)) : "denied");
+  auto decision = acp::decision_of(result);
   if (pending.kind == AskKind::patch) return Submission{"", PatchApprovalOp{pending.call_id, decision}};
   return Submission{"", ExecApprovalOp{pending.call_id, decision}};
 }

@@ -198,6 +198,32 @@ std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::opt
   return out;
 }
 
+std::string load_session_result(std::string_view mode) {
+  json::Writer w;
+  w.begin_object().key("modes").raw(mode_state(mode)).end_object();
+  return w.take();
+}
+
+std::string list_sessions_result(const threads::ListPage& page, const std::optional<std::string>& cwd) {
+  json::Writer w;
+  w.begin_object().key("sessions").begin_array();
+  for (const auto& t : page.items) {
+    if (cwd && t.cwd != *cwd) continue;
+    w.begin_object().field("sessionId", t.id).field("cwd", t.cwd).field("title", t.preview);
+    w.field("updatedAt", t.updated_at).end_object();
+  }
+  w.end_array();
+  if (page.next_cursor) w.field("nextCursor", *page.next_cursor);
+  w.end_object();
+  return w.take();
+}
+
+rpc::RpcError session_not_found(const std::string& session_id) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).end_object();
+  return rpc::RpcError{kResourceNotFound, "Resource not found: session " + session_id, w.take()};
+}
+
 std::string prompt_text(const RawJson& blocks) {
   json::Parser parser;
   auto root = parser.parse(blocks.text);
@@ -322,6 +348,16 @@ void AcpTurn::close_open(std::vector<std::string>& updates) {
   open_.clear();
 }
 
+std::optional<AcpTurn::Answer> AcpTurn::finish(const Event& ev, std::vector<std::string>& updates) {
+  auto stop = stop_reason(ev);
+  if (!stop) return std::nullopt;
+  close_open(updates);
+  if (*stop == "end_turn" && error_) return Answer{std::nullopt, error_};
+  json::Writer w;
+  w.begin_object().field("stopReason", *stop).end_object();
+  return Answer{w.take(), std::nullopt};
+}
+
 std::optional<std::string> AcpTurn::stop_reason(const Event& ev) {
   const auto& m = ev.msg;
   if (const auto* e = m.get_if<ErrorEvent>()) {
@@ -394,10 +430,12 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
   return out;
 }
 
-std::optional<std::string> permission_params(const std::string& session_id, const Event& ev) {
+std::optional<Permission> permission_request(const std::string& session_id, const Event& ev) {
+  Permission out;
   json::Writer w;
   w.begin_object().field("sessionId", session_id).key("toolCall").begin_object();
   if (const auto* x = ev.msg.get_if<ExecApprovalRequestEvent>()) {
+    out.call_id = x->call_id;
     w.field("toolCallId", x->call_id).field("title", v2::join_command(x->command)).field("kind", "execute");
     w.field("status", "pending").key("rawInput").begin_object().key("command").begin_array();
     for (const auto& a : x->command) w.string(a);
@@ -405,6 +443,8 @@ std::optional<std::string> permission_params(const std::string& session_id, cons
     if (x->reason) w.field("reason", *x->reason);
     w.end_object();
   } else if (const auto* p = ev.msg.get_if<ApplyPatchApprovalRequestEvent>()) {
+    out.call_id = p->call_id;
+    out.patch = true;
     w.field("toolCallId", p->call_id).field("title", patch_title(p->changes)).field("kind", "edit").field("status", "pending");
     patch_fields(w, p->changes);
   } else {
@@ -416,25 +456,21 @@ std::optional<std::string> permission_params(const std::string& session_id, cons
                           std::pair{"reject_once", "Reject"}, std::pair{"reject_always", "Reject and stop"}})
     w.begin_object().field("optionId", id).field("name", name).field("kind", id).end_object();
   w.end_array().end_object();
-  return w.take();
+  out.params = w.take();
+  return out;
 }
 
-std::string decision_of(std::string_view result_json) {
-  try {
-    json::Parser parser;
-    auto root = parser.parse(result_json);
-    if (!root.is_object()) return "denied";
-    auto outcome = json::object_if(root.get_object().value_unsafe(), "outcome");
-    if (!outcome) return "denied";
-    auto kind = json::string_if(*outcome, "outcome").value_or("");
-    if (kind == "cancelled") return "abort";
-    auto option = json::string_if(*outcome, "optionId").value_or("");
-    if (option == "allow_once") return "approved";
-    if (option == "allow_always") return "approved_for_session";
-    if (option == "reject_always") return "abort";  // no, and stop the turn
-  } catch (const std::exception&) {
-  }
-  return "denied";
+ReviewDecision decision_of(const std::optional<json::Element>& result) {
+  if (!result || !result->is_object()) return ReviewDecision::denied;
+  auto outcome = json::object_if(result->get_object().value_unsafe(), "outcome");
+  if (!outcome) return ReviewDecision::denied;
+  auto kind = json::string_if(*outcome, "outcome").value_or("");
+  if (kind == "cancelled") return ReviewDecision::abort;
+  auto option = json::string_if(*outcome, "optionId").value_or("");
+  if (option == "allow_once") return ReviewDecision::approved;
+  if (option == "allow_always") return ReviewDecision::approved_for_session;
+  if (option == "reject_always") return ReviewDecision::abort;  // no, and stop the turn
+  return ReviewDecision::denied;
 }
 
 }  // namespace llmx::acp

@@ -13,6 +13,9 @@
 #include "protocol/base/json_codec.hpp"
 #include "protocol/core/event_msgs.hpp"
 #include "protocol/core/events.hpp"
+#include "protocol/core/policy.hpp"
+#include "protocol/rpc/method_table.hpp"
+#include "protocol/store/thread_store.hpp"
 
 namespace llmx::acp {
 
@@ -96,6 +99,12 @@ std::string mode_of(std::string_view approval_policy, std::string_view sandbox_m
 std::string mode_state(std::string_view current);
 // session/new's result.
 std::string new_session_result(const std::string& session_id, std::string_view mode);
+// session/load's result.
+std::string load_session_result(std::string_view mode);
+// session/list's result: a page of stored threads (those of `cwd` when given).
+std::string list_sessions_result(const threads::ListPage& page, const std::optional<std::string>& cwd);
+// -32002 for a session this agent does not have (`data.sessionId`, the SDK's convention).
+rpc::RpcError session_not_found(const std::string& session_id);
 
 // The client's MCP servers (session/new `mcpServers`: stdio `{name, command, args, env}` and
 // `{type: "http", name, url, headers}`) as config overrides `mcp_servers.<name>`, so the session's
@@ -119,6 +128,13 @@ class AcpTurn {
   void asked(const std::string& call_id) { open_.insert(call_id); }
   // At the turn's end: the tool calls it left open (cancelled, refused) end as failed.
   void close_open(std::vector<std::string>& updates);
+  // The prompt's answer once the turn ended with this event (the updates closing it first): a
+  // session/prompt result, or the error of a turn that failed.
+  struct Answer {
+    std::optional<std::string> result;  // `{stopReason}`
+    std::optional<std::string> error;   // the turn's error message
+  };
+  std::optional<Answer> finish(const Event& ev, std::vector<std::string>& updates);
   // The stop reason once the turn ended with this event (end_turn, cancelled, max_tokens,
   // refusal); nullopt while it goes on. `error` is set when it failed.
   std::optional<std::string> stop_reason(const Event& ev);
@@ -140,10 +156,14 @@ class AcpTurn {
 // nullopt when the diff does not fit that text.
 std::optional<std::string> undo_unified_diff(std::string_view new_text, std::string_view diff);
 
-// session/request_permission params for an approval event (nullopt for other events).
-std::optional<std::string> permission_params(const std::string& session_id, const Event& ev);
-// The decision a permission outcome means: "approved", "approved_for_session", "denied" or
-// "abort" (cancelled).
-std::string decision_of(std::string_view result_json);
+// session/request_permission for an approval event (nullopt for other events).
+struct Permission {
+  std::string call_id;  // the approval's call
+  bool patch = false;   // a patch (else a command)
+  std::string params;   // the request's params
+};
+std::optional<Permission> permission_request(const std::string& session_id, const Event& ev);
+// The decision a permission outcome means (no answer, or a malformed one, is denied).
+ReviewDecision decision_of(const std::optional<json::Element>& result);
 
 }  // namespace llmx::acp

@@ -95,6 +95,23 @@ TEST_CASE("acp: a turn's events become session updates, and its end the stop rea
   CHECK_FALSE(failed.stop_reason(Event{"1", ErrorEvent{"upstream said 500"}}));
   CHECK(failed.stop_reason(Event{"1", TaskCompleteEvent{}}) == "end_turn");
   CHECK(failed.error() == "upstream said 500");
+  acp::AcpTurn ending("s1");
+  std::vector<std::string> closing;
+  ExecCommandBeginEvent open;
+  open.call_id = "c7";
+  ending.translate(Event{"1", open}, closing);
+  closing.clear();
+  auto done = ending.finish(Event{"1", TurnAbortedEvent{}}, closing);
+  REQUIRE(done);
+  CHECK(done->result == R"({"stopReason":"cancelled"})");
+  REQUIRE(closing.size() == 1);  // the command it left running ends as failed
+  CHECK(update_of(closing[0], "/status") == "failed");
+  acp::AcpTurn erred("s1");
+  CHECK_FALSE(erred.finish(Event{"1", ErrorEvent{"boom"}}, closing));
+  auto err = erred.finish(Event{"1", TaskCompleteEvent{}}, closing);
+  REQUIRE(err);
+  CHECK(err->error == "boom");
+  CHECK_FALSE(err->result);
 }
 
 TEST_CASE("acp: an approval is a permission request, and its answer a decision") {
@@ -102,20 +119,37 @@ TEST_CASE("acp: an approval is a permission request, and its answer a decision")
   ask.call_id = "c9";
   ask.command = {"rm", "-f", "x"};
   ask.cwd = "/w";
-  auto p = acp::permission_params("s1", Event{"1", ask});
+  auto p = acp::permission_request("s1", Event{"1", ask});
   REQUIRE(p);
+  CHECK(p->call_id == "c9");
+  CHECK_FALSE(p->patch);
   json::Parser parser;
-  auto root = parser.parse(*p);
+  auto root = parser.parse(p->params);
   CHECK(std::string(root.at_pointer("/sessionId").get_string().value_unsafe()) == "s1");
   CHECK(std::string(root.at_pointer("/toolCall/toolCallId").get_string().value_unsafe()) == "c9");
   CHECK(json::to_text(root.at_pointer("/options").value_unsafe()).find("reject_always") != std::string::npos);
-  CHECK_FALSE(acp::permission_params("s1", Event{"1", AgentMessageDeltaEvent{"x"}}));
-  CHECK(acp::decision_of(R"({"outcome":{"outcome":"selected","optionId":"allow_once"}})") == "approved");
-  CHECK(acp::decision_of(R"({"outcome":{"outcome":"selected","optionId":"allow_always"}})") == "approved_for_session");
-  CHECK(acp::decision_of(R"({"outcome":{"outcome":"selected","optionId":"reject_once"}})") == "denied");
-  CHECK(acp::decision_of(R"({"outcome":{"outcome":"selected","optionId":"reject_always"}})") == "abort");
-  CHECK(acp::decision_of(R"({"outcome":{"outcome":"cancelled"}})") == "abort");
-  CHECK(acp::decision_of("garbage") == "denied");
+  CHECK_FALSE(acp::permission_request("s1", Event{"1", AgentMessageDeltaEvent{"x"}}));
+  ApplyPatchApprovalRequestEvent patch_ask;
+  patch_ask.call_id = "p9";
+  auto pp = acp::permission_request("s1", Event{"1", patch_ask});
+  REQUIRE(pp);
+  CHECK(pp->patch);
+  CHECK(pp->call_id == "p9");
+  auto decision = [](std::string_view text) {
+    json::Parser p;
+    try {
+      return acp::decision_of(p.parse(text));
+    } catch (const json::DecodeError&) {
+      return acp::decision_of(std::nullopt);
+    }
+  };
+  CHECK(decision(R"({"outcome":{"outcome":"selected","optionId":"allow_once"}})") == ReviewDecision::approved);
+  CHECK(decision(R"({"outcome":{"outcome":"selected","optionId":"allow_always"}})") == ReviewDecision::approved_for_session);
+  CHECK(decision(R"({"outcome":{"outcome":"selected","optionId":"reject_once"}})") == ReviewDecision::denied);
+  CHECK(decision(R"({"outcome":{"outcome":"selected","optionId":"reject_always"}})") == ReviewDecision::abort);
+  CHECK(decision(R"({"outcome":{"outcome":"cancelled"}})") == ReviewDecision::abort);
+  CHECK(decision("garbage") == ReviewDecision::denied);
+  CHECK(decision("[]") == ReviewDecision::denied);
 }
 
 TEST_CASE("acp: initialize speaks version 1 and the modes are the approval presets") {
