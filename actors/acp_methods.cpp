@@ -88,16 +88,12 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
             auto& st = self->state;
             auto mode = open_session(self, id, conv, settings);
             std::string lines;
-            if (sc.initial_messages) {
-              acp::AcpTurn replay(id);
-              std::vector<std::string> updates;
-              try {
-                for (auto& msg : json::parse_as<std::vector<EventMsg>>(sc.initial_messages->text))
-                  replay.replay(Event{"", std::move(msg)}, updates);
-              } catch (const std::exception& err) {
-                log::warn("session/load {}: history not replayed whole: {}", id, err.what());
-              }
-              for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
+            try {
+              if (sc.initial_messages)
+                for (auto& u : acp::replay_updates(id, *sc.initial_messages))
+                  add_line(lines, st.rpc.notification("session/update", u));
+            } catch (const std::exception& err) {
+              log::warn("session/load {}: history not replayed: {}", id, err.what());
             }
             if (!lines.empty()) write(self, std::move(lines));
             reply(RawJson{acp::load_session_result(mode)});

@@ -430,6 +430,13 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
   return out;
 }
 
+std::vector<std::string> replay_updates(const std::string& session_id, const RawJson& recorded) {
+  AcpTurn turn(session_id);
+  std::vector<std::string> updates;
+  for (auto& msg : json::parse_as<std::vector<EventMsg>>(recorded.text)) turn.replay(Event{"", std::move(msg)}, updates);
+  return updates;
+}
+
 std::optional<Permission> permission_request(const std::string& session_id, const Event& ev) {
   Permission out;
   json::Writer w;

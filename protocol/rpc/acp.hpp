@@ -156,6 +156,10 @@ class AcpTurn {
 // nullopt when the diff does not fit that text.
 std::optional<std::string> undo_unified_diff(std::string_view new_text, std::string_view diff);
 
+// A stored session's history (SessionConfigured's recorded events) as session/update params,
+// for session/load; throws json::DecodeError when the record cannot be read.
+std::vector<std::string> replay_updates(const std::string& session_id, const RawJson& recorded);
+
 // session/request_permission for an approval event (nullopt for other events).
 struct Permission {
   std::string call_id;  // the approval's call

@@ -185,3 +185,14 @@ TEST_CASE("acp: a patch's unified diff undone gives the old text an editor shows
   CHECK_FALSE(acp::undo_unified_diff("short\n", "@@ -1,5 +1,5 @@\n a\n-b\n+c\n d\n e\n f\n"));  // does not fit
   CHECK_FALSE(acp::undo_unified_diff("a\n", "no hunks here"));
 }
+
+TEST_CASE("acp: a stored session's history replays as its messages") {
+  auto updates = acp::replay_updates(
+      "s1", RawJson{R"([{"type":"user_message","message":"hi","images":[]},{"type":"agent_message","message":"hello"},)"
+                    R"({"type":"token_count","info":null,"rate_limits":null}])"});
+  REQUIRE(updates.size() == 2);
+  CHECK(update_of(updates[0], "/sessionUpdate") == "user_message_chunk");
+  CHECK(update_of(updates[0], "/content/text") == "hi");
+  CHECK(update_of(updates[1], "/sessionUpdate") == "agent_message_chunk");
+  CHECK_THROWS_AS(acp::replay_updates("s1", RawJson{"{"}), json::DecodeError);
+}
