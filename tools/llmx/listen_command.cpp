@@ -50,20 +50,17 @@ std::optional<Address> listen_address(const std::string& url, std::string_view s
 
 std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
 
-// A server with many clients needs more than the usual 1024 open files.
-void raise_open_files() {
+// The listener's settings. A server with many clients needs more than the usual 1024 open files:
+// the limit is raised to its hard limit, and the connection cap follows it.
+transport::HttpListener::Options listener_options(std::string token, const Address& where) {
+  transport::HttpListener::Options o;
+  o.token = std::move(token);
+  o.local_only = is_loopback_host(where.host);
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }
-}
-
-transport::HttpListener::Options listener_options() {
-  transport::HttpListener::Options o;
-  // Sealed like every secret at start-up: the commands the agent runs never see it.
-  if (const char* token = env_value("LLMX_LISTEN_TOKEN")) o.token = token;
-  rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur > 64)
     o.max_connections = std::min<size_t>(o.max_connections * 8, (lim.rlim_cur - 64) / 2);
   o.heartbeat = ":\n\n";  // an SSE comment
@@ -172,12 +169,12 @@ int listen_http(caf::actor_system& sys, const Engine& engine, const ServeOptions
 
 int listen(caf::actor_system& sys, const Engine& engine, const ServeOptions& options, TerminationSignals& signals,
            bool app, mcp_task_board_actor tasks) {
-  auto lo = listener_options();
-  auto where = listen_address(options.listen, app ? "ws://" : "http://", !lo.token.empty());
+  // Sealed like every secret at start-up: the commands the agent runs never see it.
+  const char* sealed = env_value("LLMX_LISTEN_TOKEN");
+  std::string token = sealed ? sealed : "";
+  auto where = listen_address(options.listen, app ? "ws://" : "http://", !token.empty());
   if (!where) return 2;
-  raise_open_files();
-  lo = listener_options();  // sized to the raised limit
-  lo.local_only = is_loopback_host(where->host);
+  auto lo = listener_options(std::move(token), *where);
   return app ? listen_ws(sys, engine, options, signals, *where, std::move(lo))
              : listen_http(sys, engine, options, signals, *where, std::move(lo), std::move(tasks));
 }

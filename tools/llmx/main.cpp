@@ -218,21 +218,15 @@ int main(int argc, char** argv) {
       if (!prettier.empty()) return llmx::cli::run_prettier(prettier, ts_out);
       return 0;
     }
-    if (*app_cmd) {
-      app_opts.overrides.cli_overrides.insert(app_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
-                                              config_overrides.end());
-      return llmx::cli::run_app_server(app_opts);
-    }
-    if (*acp_cmd) {
-      acp_opts.overrides.cli_overrides.insert(acp_opts.overrides.cli_overrides.begin(), config_overrides.begin(),
-                                              config_overrides.end());
-      return llmx::cli::run_acp(acp_opts);
-    }
-    if (*mcp_cmd) {
-      serve.overrides.cli_overrides.insert(serve.overrides.cli_overrides.begin(), config_overrides.begin(),
-                                           config_overrides.end());
-      return llmx::cli::run_mcp_server(serve);
-    }
+    // The servers' `-c` overrides come after the global ones (they win).
+    auto with_global = [&](llmx::cli::ServeOptions& o) -> const llmx::cli::ServeOptions& {
+      o.overrides.cli_overrides.insert(o.overrides.cli_overrides.begin(), config_overrides.begin(),
+                                       config_overrides.end());
+      return o;
+    };
+    if (*app_cmd) return llmx::cli::run_app_server(with_global(app_opts));
+    if (*acp_cmd) return llmx::cli::run_acp(with_global(acp_opts));
+    if (*mcp_cmd) return llmx::cli::run_mcp_server(with_global(serve));
   } catch (const std::exception& err) {
     fmt::print(stderr, "error: {}\n", err.what());
     return 1;
