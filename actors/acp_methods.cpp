@@ -190,7 +190,8 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
   // A configured MCP server's question: nobody can answer it here (ACP has no forms yet).
   if (const auto* e = ev.msg.get_if<ElicitationRequestEvent>())
     caf::anon_send(s.conversation, submit_atom::value,
-                   Submission{"", ResolveElicitationOp{e->server_name, e->id, "decline", std::nullopt}});
+                   answer_submission(PendingApproval{s.conversation, e->id, AskKind::elicitation, e->server_name},
+                                     std::nullopt));
   if (!s.turn) return true;  // nothing asked: nothing to stream
   std::vector<std::string> updates;
   s.turn->translate(ev, updates);
