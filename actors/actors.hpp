@@ -111,6 +111,8 @@ using rollout_store_actor = caf::typed_actor<
     caf::replies_to<LoadThread>::with<LoadedThread>,
     // The summary of one stored thread (by path or id) from its head.
     caf::replies_to<summary_atom, ThreadRef>::with<ThreadSummaryReply>,
+    // A stored thread's summary and whole rollout text (found under sessions/ by id, or by path).
+    caf::replies_to<ReadThread>::with<StoredThread>,
     // Move a thread's rollout to archived_sessions/ (out of every listing); replies the new path.
     caf::replies_to<archive_atom, ThreadRef>::with<std::string>,
     // Move an archived rollout back under sessions/; replies the restored path.
@@ -219,6 +221,8 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<release_atom, uint64_t>,
     // Interrupt the running task (turn_aborted follows); replies whether a task was running.
     caf::replies_to<interrupt_atom>::with<bool>,
+    // The running turn's id, "" when idle (a v2 thread's status).
+    caf::replies_to<status_atom>::with<std::string>,
     // From the running turn executor: events to record and fan out, in order.
     caf::reacts_to<std::vector<Event>>,
     // From the running turn executor: items to append to the history.
@@ -245,6 +249,8 @@ using conversation_manager_actor = caf::typed_actor<
     caf::reacts_to<timeout_atom, std::string>,
     // Look up a live conversation by id (error `no such conversation` when unknown).
     caf::replies_to<find_conv_atom, std::string>::with<conversation_actor>,
+    // The ids of every live conversation (v2 thread/loaded/list).
+    caf::replies_to<list_atom>::with<std::vector<std::string>>,
     // Shut every conversation down (running tasks are interrupted), write every rollout line
     // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;

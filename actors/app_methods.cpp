@@ -1,12 +1,16 @@
 // The app server's own methods (protocol.md §4): the initialize handshake that gates everything
 // (session.cpp), and the v2 thread and turn methods.
 #include <chrono>
+#include <filesystem>
 
 #include "actors/rollout_store.hpp"
 #include "actors/session_state.hpp"
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/rpc/v2_api.hpp"
+#include "protocol/rpc/v2_config.hpp"
+#include "protocol/rpc/v2_history.hpp"
+#include "protocol/rpc/v2_threads.hpp"
 
 namespace llmx::session_detail {
 
@@ -22,15 +26,6 @@ std::optional<RpcError> bad_thread_id(const std::string& thread_id) {
   return RpcError{rpc::kInvalidRequest, fmt::format("invalid thread id: {}", thread_id)};
 }
 
-// A thread started or resumed through v2 streams to this session: the v1 event stream and the
-// P9 notifications (protocol.md §4.5: a listener is attached automatically).
-void attach(session_ptr self, const std::string& conv_id, const conversation_actor& conv) {
-  remember(self, conv_id, conv);
-  subscribe(self, conv);
-  self->state.listeners.add(conv_id, false);
-  self->state.v2_threads.try_emplace(conv_id);
-}
-
 void initialize(session_ptr self, v2::InitializeParams p, Reply<v2::InitializeResult> reply) {
   auto& st = self->state;
   if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "Already initialized"});
@@ -39,50 +34,44 @@ void initialize(session_ptr self, v2::InitializeParams p, Reply<v2::InitializeRe
   reply(v2::InitializeResult{user_agent(st.client_suffix)});
 }
 
-void thread_start(session_ptr self, v2::ThreadStartParams p, Reply<v2::ThreadResult> reply) {
-  ConfigOverrides o;
-  if (p.model) o.model = *p.model;
-  if (p.modelProvider) o.model_provider = *p.modelProvider;
-  if (p.cwd) o.cwd = *p.cwd;
-  if (p.approvalPolicy) o.approval_policy = v2::to_core(*p.approvalPolicy);
-  if (p.sandbox) o.sandbox_mode = v2::to_core(*p.sandbox);
-  if (p.baseInstructions) o.base_instructions = *p.baseInstructions;
-  if (p.developerInstructions) o.developer_instructions = *p.developerInstructions;
-  auto cfg = config_or_error(self, reply, [&] {
-    if (p.config) o.json_overrides = api::dotted_overrides(*p.config);
-    return o;
-  });
+void thread_start(session_ptr self, v2::ThreadStartParams p, Reply<v2::ThreadOpenedResult> reply) {
+  auto cfg = config_or_error(self, reply, [&] { return v2::start_overrides(p); });
   if (!cfg) return;
   cfg->session_source = "vscode";
-  auto provider = cfg->provider.id;
+  auto opened = v2::opened_result(*cfg);
+  auto started = *cfg;
   self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
       .then(
-          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            attach(self, sc.session_id, conv);
-            v2::ThreadResult r{v2::Thread{sc.session_id, "", provider, unix_now()}};
-            reply(r);  // the reply first, then what it started (P10)
-            notify(self, "thread/started", json::to_json(r));
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) mutable {
+            attach_thread(self, sc.session_id, conv);
+            opened.thread = v2::new_thread(sc.session_id, started, sc.rollout_path, unix_now());
+            reply(opened);  // the reply first, then what it started (P10)
+            notify(self, "thread/started", json::to_json(v2::ThreadResult{opened.thread}));
           },
           [=](caf::error& err) {
             reply(RpcError{rpc::kInternalError, fmt::format("error creating thread: {}", error_text(err))});
           });
 }
 
-void thread_resume(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadResult> reply) {
+void thread_resume(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadOpenedResult> reply) {
   if (auto bad = bad_thread_id(p.threadId)) return reply(*bad);
   auto cfg = config_or_error(self, reply);
   if (!cfg) return;
   cfg->session_source = "vscode";
   ResumeThread req{*cfg, ThreadRef{cfg->llmx_home, p.threadId, {}}, {}};
-  auto provider = cfg->provider.id;
+  auto opened = v2::opened_result(*cfg);
+  auto home = cfg->llmx_home;
   self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            attach(self, sc.session_id, conv);
-            v2::Thread t{sc.session_id, v2::preview_from_initial_messages(sc.initial_messages), provider, 0};
-            // The thread's creation time is in its id (UUID v7 milliseconds).
-            if (auto ms = uuid_v7_millis(sc.session_id)) t.createdAt = *ms / 1000;
-            reply(v2::ThreadResult{t});
+            attach_thread(self, sc.session_id, conv);
+            read_v2_thread(
+                self, ThreadRef{home, {}, sc.rollout_path}, true,
+                [=](v2::Thread t) mutable {
+                  opened.thread = std::move(t);
+                  reply(opened);
+                },
+                [=](RpcError e) { reply(e); });
           },
           [=](caf::error& err) {
             reply(rpc_error_of(err, rpc::kInvalidRequest, "error resuming thread"));
@@ -106,11 +95,12 @@ void thread_list(session_ptr self, v2::ThreadListParams p, Reply<v2::ThreadListR
   self->request(self->state.store, caf::infinite, std::move(req))
       .then(
           [=](ThreadPage& tp) {
-            v2::ThreadListResult r;
-            for (const auto& t : tp.page.items)
-              r.data.push_back(v2::Thread{t.id, t.preview, t.model_provider.value_or(provider), t.created_unix});
-            r.nextCursor = tp.page.next_cursor;
-            reply(r);
+            std::vector<v2::Thread> threads;
+            for (const auto& t : tp.page.items) threads.push_back(v2::thread_of(t, provider));
+            auto next = tp.page.next_cursor;
+            with_live_status(self, std::move(threads), [=](std::vector<v2::Thread> data) {
+              reply(v2::ThreadListResult{std::move(data), next});
+            });
           },
           [=](caf::error& err) {
             reply(rpc_error_of(err, rpc::kInvalidParams, "failed to list conversations"));
@@ -125,6 +115,7 @@ void thread_archive(session_ptr self, v2::ThreadIdParams p, Reply<Empty> reply) 
           [=](std::string&) {
             forget_conversation(self, thread_id, "was archived");
             reply(Empty{});
+            notify(self, "thread/archived", json::to_json(v2::ThreadIdNotification{thread_id}));
           },
           [=](caf::error& err) {
             reply(rpc_error_of(err, rpc::kInvalidRequest, "failed to archive conversation"));
@@ -192,17 +183,44 @@ void turn_interrupt(session_ptr self, v2::TurnInterruptParams p, Reply<Empty> re
   });
 }
 
+// config/read: the settings' layers as the reference shows them (llmx has a user layer and the
+// server's flags; no system, project or managed layers).
+void config_read(session_ptr self, v2::ConfigReadParams p, Reply<v2::ConfigReadResult> reply) {
+  if (p.cwd) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*p.cwd, ec))
+      return reply(RpcError{rpc::kInternalError, fmt::format("invalid config cwd: {} is not a directory", *p.cwd)});
+  }
+  try {
+    reply(v2::config_read(config_layers_json(self->state.options.base_overrides), p.includeLayers));
+  } catch (const std::exception& err) {
+    reply(RpcError{rpc::kInternalError, fmt::format("failed to read configuration layers: {}", err.what())});
+  }
+}
+
 }  // namespace
+
+void attach_thread(session_ptr self, const std::string& thread_id, const conversation_actor& conv) {
+  // The v1 event stream and the P9 notifications (protocol.md §4.5: a listener is attached
+  // automatically).
+  remember(self, thread_id, conv);
+  subscribe(self, conv);
+  self->state.listeners.add(thread_id, false);
+  self->state.v2_threads.try_emplace(thread_id);
+}
 
 void bind_app_methods(Methods& t) {
   t.bind<v2::InitializeParams, v2::InitializeResult>("initialize", initialize);
-  t.bind<v2::ThreadStartParams, v2::ThreadResult>("thread/start", thread_start);
-  t.bind<v2::ThreadIdParams, v2::ThreadResult>("thread/resume", thread_resume);
+  t.bind<v2::ThreadStartParams, v2::ThreadOpenedResult>("thread/start", thread_start);
+  t.bind<v2::ThreadIdParams, v2::ThreadOpenedResult>("thread/resume", thread_resume);
   t.bind<v2::ThreadListParams, v2::ThreadListResult>("thread/list", thread_list);
   t.bind<v2::ThreadIdParams, Empty>("thread/archive", thread_archive);
   t.bind<v2::ThreadIdParams, Empty>("thread/compact", thread_compact);
   t.bind<v2::TurnStartParams, v2::TurnResult>("turn/start", turn_start);
   t.bind<v2::TurnInterruptParams, Empty>("turn/interrupt", turn_interrupt);
+  t.bind<v2::ConfigReadParams, v2::ConfigReadResult>("config/read", config_read);
+  bind_thread_ops_methods(t);
+  bind_command_exec_methods(t);
 }
 
 }  // namespace llmx::session_detail

@@ -6,10 +6,12 @@
 
 #include "actors/approval_broker.hpp"
 #include "actors/mcp_tools.hpp"
+#include "actors/refusal.hpp"
 #include "actors/turn_executor.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/base/text.hpp"
 #include "protocol/store/rollout.hpp"
 #include "sandbox/sandbox_policy.hpp"
 
@@ -32,6 +34,8 @@ struct ConversationState {
   mcp_hub_actor mcp;
   bool first_task = true;  // the first task reports the MCP servers' start-up
   std::string task_sub_id;
+  bool task_compacts = false;      // the running task is a manual compaction (cannot be steered)
+  std::vector<size_t> turn_starts;  // history length where each turn began (thread/rollback)
   bool shutting_down = false;
   uint64_t releases = 0;  // bumped by every release and subscribe: an unload timer of an older one is void
   // Persistence: every recorded line goes to the store, which writes it off this thread.
@@ -108,6 +112,8 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
                                   self->state.mcp);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
+  self->state.task_compacts = compact_only;
+  self->state.turn_starts.push_back(self->state.history.size());  // as rollout::load counts turns
   persist_item(self, turn_context_of(self->state.config));
   TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
   spec.compact_only = compact_only;
@@ -160,6 +166,41 @@ rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
   return meta;
 }
 
+// v2 turn/steer: the input joins the running turn, whose id must be the expected one.
+caf::result<std::string> steer_turn(conversation_ptr self, SteerOp op) {
+  auto& st = self->state;
+  if (!st.task) return refuse(Refusal::request, "no active turn to steer");
+  if (op.expected_turn_id != st.task_sub_id)
+    return refuse(Refusal::request,
+                  fmt::format("expected active turn id `{}` but found `{}`", op.expected_turn_id, st.task_sub_id));
+  if (op.items.empty()) return refuse(Refusal::request, "input must not be empty");
+  if (st.task_compacts) return refuse(Refusal::request, "the active turn is a compaction and cannot be steered");
+  self->send(*st.task, InjectInput{std::move(op.items)});
+  return st.task_sub_id;
+}
+
+// v2 thread/rollback: the history loses its last turns; the marker goes on record so a resume
+// (rollout::load) and the turn list drop them too.
+caf::result<std::string> roll_back(conversation_ptr self, const std::string& sub_id, uint32_t n) {
+  auto& st = self->state;
+  if (n == 0) return refuse(Refusal::request, "num_turns must be >= 1");
+  if (st.task) return refuse(Refusal::request, "Cannot rollback while a turn is in progress.");
+  if (st.rollout_path.empty()) return refuse(Refusal::request, "thread rollback requires persisted thread history");
+  st.history.resize(rollout::rollback_cut(st.history, st.turn_starts, n));
+  st.turn_starts.resize(st.turn_starts.size() - std::min<size_t>(n, st.turn_starts.size()));
+  emit(self, Event{sub_id, ThreadRolledBackEvent{n}});
+  return sub_id;
+}
+
+caf::result<std::string> set_name(conversation_ptr self, const std::string& sub_id, std::string_view name) {
+  auto& st = self->state;
+  auto trimmed = text::trim_view(name);
+  if (trimmed.empty()) return refuse(Refusal::request, "thread name must not be empty");
+  if (st.rollout_path.empty()) return refuse(Refusal::request, "Session persistence is disabled; cannot rename thread.");
+  emit(self, Event{sub_id, ThreadNameUpdatedEvent{st.id, std::string(trimmed)}});
+  return sub_id;
+}
+
 conversation_actor::behavior_type conversation_impl(conversation_ptr self, ConversationStart start) {
   auto& st0 = self->state;
   st0.id = std::move(start.id);
@@ -172,6 +213,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
     self->request(st0.mcp, caf::infinite, McpConnect{st0.config.mcp_servers}).then([](const McpServers&) {});
   if (start.resumed && !start.resumed->path.empty()) {
     st0.history = std::move(start.resumed->history);
+    st0.turn_starts = std::move(start.resumed->turn_starts);
     st0.listable = start.resumed->has_user_message;
   } else {
     st0.history = initial_context(st0.config);
@@ -183,7 +225,12 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
       self->send(st0.store, std::move(a));
     }
-    if (start.resumed) {  // a fork: the given items follow the initial context, on record
+    if (start.resumed && !start.resumed->lines.empty()) {  // a fork of a stored thread: its lines, copied
+      st0.history = std::move(start.resumed->history);
+      st0.turn_starts = std::move(start.resumed->turn_starts);
+      st0.listable = start.resumed->first_user_message.has_value();
+      persist(self, std::move(start.resumed->lines), std::move(start.resumed->first_user_message));
+    } else if (start.resumed) {  // a fork of given items: they follow the initial context, on record
       std::vector<std::string> lines;
       auto now = std::chrono::system_clock::now();
       for (auto& item : start.resumed->history) {
@@ -222,10 +269,13 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
     if (em.reason) self->quit(em.reason);
   });
   return {
-      [=](submit_atom, Submission& sub) -> std::string {
+      [=](submit_atom, Submission& sub) -> caf::result<std::string> {
         auto& st = self->state;
         if (sub.id.empty()) sub.id = std::to_string(st.next_sub++);
         if (st.shutting_down) return std::string();  // refused: nothing would run it
+        if (auto* steer = sub.op.get_if<SteerOp>()) return steer_turn(self, std::move(*steer));
+        if (auto* back = sub.op.get_if<ThreadRollbackOp>()) return roll_back(self, sub.id, back->num_turns);
+        if (auto* name = sub.op.get_if<SetThreadNameOp>()) return set_name(self, sub.id, name->name);
         if (auto* in = sub.op.get_if<UserInputOp>()) {
           if (in->items.empty()) return sub.id;
           if (st.task && in->exclusive.value_or(false)) return std::string();  // busy: refused
@@ -284,6 +334,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         subs.push_back(std::move(sink));
         ++self->state.releases;  // a client came back: no unload
       },
+      [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
       [=](interrupt_atom) -> bool {
         if (!self->state.task) return false;
         self->send(*self->state.task, interrupt_atom::value);
@@ -323,6 +374,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       [=](ReplaceHistory& rh) {
         persist_item(self, rollout::Compacted{rh.summary});
         self->state.history = std::move(rh.items);
+        self->state.turn_starts.clear();  // as rollout::load does at a compacted line
       },
       [=](RolloutFailed& f) {
         auto& st = self->state;

@@ -102,10 +102,22 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         }
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
         auto cfg = std::make_shared<Config>(std::move(req.config));
-        LoadThread load{std::move(req.ref), initial_context(*cfg)};
+        LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
+        const bool fork = req.fork;
         self->request(self->state.store, caf::infinite, std::move(load))
             .then(
                 [=](LoadedThread& loaded) mutable {
+                  if (fork) {  // a new thread and file, starting with a copy of the stored lines
+                    auto id = new_uuid_v7();
+                    auto path = rollout::rollout_path(cfg->llmx_home, std::chrono::system_clock::now(), id);
+                    auto sc = configured_event(id, *cfg, path);
+                    sc.initial_messages = loaded.initial_messages;
+                    loaded.path.clear();
+                    auto conv = start_conversation(
+                        self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+                    promise.deliver(conv, std::move(sc));
+                    return;
+                  }
                   auto sc = configured_event(loaded.id, *cfg, loaded.path);
                   sc.initial_messages = loaded.initial_messages;
                   // One writer per rollout: a thread that is already live is handed out as it is.
@@ -146,6 +158,11 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         if (it == self->state.conversations.end())
           return refuse(Refusal::request, "no such conversation: " + id);
         return it->second;
+      },
+      [=](list_atom) {
+        std::vector<std::string> ids;
+        for (const auto& [id, _] : self->state.conversations) ids.push_back(id);
+        return ids;
       },
       [=](shutdown_atom) -> caf::result<bool> {
         auto& m = self->state.conversations;

@@ -196,6 +196,8 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
             w.promise.deliver(refuse(Refusal::request, "the conversation was shut down"));
           promise.deliver(s.id);
           if (!st.placing) finish_shutdown(self, s.id);  // else once the placement answers
+        } else if (s.op.is<SteerOp>()) {
+          promise.deliver(refuse(Refusal::request, "no active turn to steer"));  // it ended with its node
         } else if (s.op.is<InterruptOp>() || s.op.is<ExecApprovalOp>() || s.op.is<PatchApprovalOp>() ||
                    s.op.is<ResolveElicitationOp>()) {
           promise.deliver(s.id);  // nothing runs that they could reach
@@ -236,6 +238,15 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
         self->request(st.remote, std::chrono::seconds(10), interrupt_atom::value)
             .then([=](bool running) mutable { promise.deliver(running); },
                   [=](caf::error&) mutable { promise.deliver(false); });
+        return promise;
+      },
+      [=](status_atom) -> caf::result<std::string> {
+        auto& st = self->state;
+        if (!st.remote) return std::string();
+        auto promise = self->make_response_promise<std::string>();
+        self->request(st.remote, std::chrono::seconds(10), status_atom::value)
+            .then([=](std::string& running) mutable { promise.deliver(std::move(running)); },
+                  [=](caf::error&) mutable { promise.deliver(std::string()); });
         return promise;
       },
       [=](ConversationEvents& batch) {

@@ -32,6 +32,8 @@
   X(LoadThread, "llmx::LoadThread")                      \
   X(LoadedThread, "llmx::LoadedThread")                  \
   X(ResumeThread, "llmx::ResumeThread")                  \
+  X(ReadThread, "llmx::ReadThread")                      \
+  X(StoredThread, "llmx::StoredThread")                  \
   X(ApprovalRequest, "llmx::ApprovalRequest")            \
   X(ApprovalReply, "llmx::ApprovalReply")                \
   X(ApprovalAnswer, "llmx::ApprovalAnswer")              \

@@ -155,7 +155,8 @@ struct ThreadSummaryReply {
 struct LoadThread {
   ThreadRef ref;
   std::vector<ResponseItem> initial_context;
-  LLMX_FIELDS(v("ref", s.ref); v("initial_context", s.initial_context))
+  bool with_lines = false;  // a fork: also the file's lines to copy
+  LLMX_FIELDS(v("ref", s.ref); v("initial_context", s.initial_context); v("with_lines", s.with_lines))
 };
 
 struct LoadedThread {
@@ -165,9 +166,15 @@ struct LoadedThread {
   JsonOf<RecordedEvents> initial_messages{"[]"};  // the persisted events
   bool has_user_message = false;
   std::vector<std::string> warnings;  // skipped lines, a cut last line
+  std::vector<size_t> turn_starts;    // history length where each turn began (rollback cuts there)
+  // A fork: the stored lines after session_meta, copied as they are into the new file, and the
+  // first user message (the new thread's preview).
+  std::vector<std::string> lines;
+  std::optional<std::string> first_user_message;
   LLMX_FIELDS(v("id", s.id); v("path", s.path); v("history", s.history);
               v("initial_messages", s.initial_messages); v("has_user_message", s.has_user_message);
-              v("warnings", s.warnings))
+              v("warnings", s.warnings); v("turn_starts", s.turn_starts); v("lines", s.lines);
+              v("first_user_message", s.first_user_message))
 };
 
 // Start a conversation from a stored thread (appending to its rollout, DECISIONS P12).
@@ -177,7 +184,21 @@ struct ResumeThread {
   Config config;
   ThreadRef ref;
   std::optional<std::vector<ResponseItem>> history;
-  LLMX_FIELDS(v("config", s.config); v("ref", s.ref); v("history", s.history))
+  bool fork = false;  // a new thread with a copy of the stored one's rollout (v2 thread/fork)
+  LLMX_FIELDS(v("config", s.config); v("ref", s.ref); v("history", s.history); v("fork", s.fork))
+};
+
+// A stored thread read whole (v2 thread/read, rollback, unarchive): its summary and the text of
+// its rollout, which plain code turns into the thread's turns.
+struct ReadThread {
+  ThreadRef ref;
+  LLMX_FIELDS(v("ref", s.ref))
+};
+
+struct StoredThread {
+  threads::ThreadSummary summary;
+  std::string text;
+  LLMX_FIELDS(v("summary", s.summary); v("text", s.text))
 };
 
 // --- approvals -----------------------------------------------------------------------------------

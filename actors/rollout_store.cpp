@@ -185,9 +185,14 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
           out.id = loaded.meta->id;
           out.path = path;
           out.history = std::move(loaded.history);
+          out.turn_starts = std::move(loaded.turn_starts);
           out.initial_messages = JsonOf<RecordedEvents>{json::to_json(loaded.events)};
           for (const auto& ev : loaded.events)
-            if (ev.is<UserMessageEvent>()) out.has_user_message = true;
+            if (auto* um = ev.get_if<UserMessageEvent>()) {
+              out.has_user_message = true;
+              if (req.with_lines && !out.first_user_message) out.first_user_message = um->message;
+            }
+          if (req.with_lines) out.lines = rollout::lines_to_fork(text);
           out.warnings = std::move(loaded.warnings);
           for (const auto& w : out.warnings) log::warn("rollout {}: {}", path, w);
           return out;
@@ -205,6 +210,26 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
           if (!path && ref.id) path = store.find_path(*ref.id);
           if (!path) return request_error(fmt::format("no rollout found for conversation id {}", ref.id.value_or("")));
           return ThreadSummaryReply{store.summary_of(*path)};
+        } catch (const threads::StoreError& e) {
+          return from_store_error(e);
+        } catch (const std::exception& e) {
+          return internal_error(e.what());
+        }
+      },
+      [=](ReadThread& req) -> caf::result<StoredThread> {
+        write_batch(self);  // what this process wrote must be read back
+        try {
+          auto& store = store_for(self, req.ref.home);
+          std::optional<std::string> path = req.ref.path;
+          if (!path && req.ref.id) path = store.find_path(*req.ref.id);
+          if (!path) return request_error(fmt::format("no rollout found for thread id {}", req.ref.id.value_or("")));
+          StoredThread out{store.summary_of(*path), {}};
+          try {
+            out.text = read_file(*path);
+          } catch (const threads::StoreError& e) {
+            return internal_error(fmt::format("failed to load rollout `{}`: {}", *path, e.what()));
+          }
+          return out;
         } catch (const threads::StoreError& e) {
           return from_store_error(e);
         } catch (const std::exception& e) {

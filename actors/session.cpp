@@ -22,6 +22,8 @@ void finish(session_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
   st.finished = true;
+  for (const auto& [_, exec] : std::exchange(st.command_execs, {}))  // no command outlives its client
+    self->send_exit(exec, caf::exit_reason::user_shutdown);
   // Conversations first (turns aborted, commands killed, rollouts synced), then the writer, so
   // their last events still reach the client and the session ends only when all is on disk.
   auto close_writer = [=] {

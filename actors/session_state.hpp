@@ -23,6 +23,7 @@
 #include "protocol/rpc/mcp.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
 #include "protocol/rpc/method_table.hpp"
+#include "protocol/rpc/v2_api.hpp"
 #include "protocol/rpc/v2_events.hpp"
 
 namespace llmx::session_detail {
@@ -77,6 +78,8 @@ struct SessionState {
   // ACP (`llmx acp`): the client's capabilities and its sessions, by session id (the thread id).
   acp::ClientCapabilities acp_caps;
   std::map<std::string, AcpSession> acp_sessions;
+  // v2 command/exec runs that the client named (`processId`), so command/exec/terminate finds them.
+  std::map<std::string, exec_sandbox_actor> command_execs;
   bool shutting_down = false;
   bool finished = false;
   static inline const char* name = "llmx.session";
@@ -177,9 +180,20 @@ using CallRun = std::function<void(conversation_actor, const std::string& conver
 void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params, const rpc::Id& id, bool announce,
                             CallFail fail, CallRun run);
 
+// v2 (thread_ops_methods.cpp): threads with their live status (a loaded one is asked for its
+// running turn: idle or active), and a stored thread as v2 shows it (with its turns when asked).
+void with_live_status(session_ptr self, std::vector<v2::Thread> threads,
+                      std::function<void(std::vector<v2::Thread>)> done);
+void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::function<void(v2::Thread)> done,
+                    std::function<void(RpcError)> fail);
+// A thread started, resumed or forked through v2 streams to this session (app_methods.cpp).
+void attach_thread(session_ptr self, const std::string& thread_id, const conversation_actor& conv);
+
 // The methods each file serves, bound into a server's table.
 void bind_mcp_methods(Methods& t);           // mcp_methods.cpp: MCP itself and its tools
-void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, thread/*, turn/*
+void bind_app_methods(Methods& t);           // app_methods.cpp: v2 initialize, thread/*, turn/*, config/read
+void bind_thread_ops_methods(Methods& t);    // thread_ops_methods.cpp: v2 fork, read, rollback, steer…
+void bind_command_exec_methods(Methods& t);  // workspace_methods.cpp: v2 command/exec
 void bind_acp_methods(Methods& t);           // acp_methods.cpp: the Agent Client Protocol
 void bind_conversation_methods(Methods& t);  // conversation_methods.cpp: the v1 conversation methods
 enum class ModelListShape { items, data };  // model/list's result key per server (DECISIONS P8)

@@ -248,3 +248,19 @@ Config load_config(const ConfigOverrides& overrides);
 void apply_override(Config& cfg, const OverrideTurnContextOp& o);
 
 }  // namespace llmx
+
+namespace llmx {
+
+// The layers the settings come from, as JSON (v2 config/read), lowest precedence first: the user's
+// `<home>/config.toml` and the session's flags (the server's `-c` and named overrides). `merged`
+// is the user file with the flags applied: the effective table, before defaults.
+struct ConfigLayersJson {
+  std::string user_file;
+  std::string user;    // "{}" when the file does not exist
+  std::string flags;   // "{}" without overrides
+  std::string merged;
+};
+// Throws ConfigError for an unreadable or invalid file or override.
+ConfigLayersJson config_layers_json(const ConfigOverrides& overrides);
+
+}  // namespace llmx

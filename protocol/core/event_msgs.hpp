@@ -210,6 +210,16 @@ LLMX_TAGGED(DeprecationNoticeEvent, "deprecation_notice", std::string summary;
            std::optional<std::string> details;
            LLMX_FIELDS(v("summary", s.summary); v("details", s.details)))
 
+// The last `num_turns` turns were dropped from the thread's history (thread/rollback). Nothing is
+// deleted from the rollout: every reader applies this marker (rollout::load, the v2 turn list).
+LLMX_TAGGED(ThreadRolledBackEvent, "thread_rolled_back", uint32_t num_turns = 0;
+           LLMX_FIELDS(v("num_turns", s.num_turns)))
+
+// The thread's user-given title (thread/name/set); absent: the title was cleared.
+LLMX_TAGGED(ThreadNameUpdatedEvent, "thread_name_updated", std::string thread_id;
+           std::optional<std::string> thread_name;
+           LLMX_FIELDS(v("thread_id", s.thread_id); v("thread_name", s.thread_name)))
+
 using EventMsg = OneOf<
     ErrorEvent, WarningEvent, StreamErrorEvent, BackgroundEvent, TaskStartedEvent,
     TaskCompleteEvent, TokenCountEvent, AgentMessageEvent, UserMessageEvent, AgentMessageDeltaEvent,
@@ -221,7 +231,8 @@ using EventMsg = OneOf<
     RawResponseItemEvent, ItemStartedEvent, ItemCompletedEvent, AgentMessageContentDeltaEvent,
     ReasoningContentDeltaEvent, ReasoningRawContentDeltaEvent, DeprecationNoticeEvent,
     McpToolCallBeginEvent, McpToolCallEndEvent, McpToolCallProgressEvent, McpStartupUpdateEvent,
-    McpStartupCompleteEvent, McpListToolsResponseEvent, ElicitationRequestEvent>;
+    McpStartupCompleteEvent, McpListToolsResponseEvent, ElicitationRequestEvent, ThreadRolledBackEvent,
+    ThreadNameUpdatedEvent>;
 
 // `{"id": <submission id>, "msg": EventMsg}`.
 struct Event {

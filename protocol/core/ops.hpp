@@ -51,8 +51,23 @@ LLMX_TAGGED(ResolveElicitationOp, "resolve_elicitation", std::string server_name
 // Asks for `mcp_list_tools_response`: the MCP tools the conversation's servers offer now.
 LLMX_TAGGED(ListMcpToolsOp, "list_mcp_tools", LLMX_NO_FIELDS)
 
+// Input for the running turn, refused unless a turn runs and its id is `expected_turn_id` (v2
+// turn/steer); the submit's reply is the running turn's id.
+LLMX_TAGGED(SteerOp, "steer", std::vector<UserInput> items; std::string expected_turn_id;
+           LLMX_FIELDS(v("items", s.items); v("expected_turn_id", s.expected_turn_id)))
+
+// Drop the last `num_turns` turns from the history (refused while a turn runs); recorded in the
+// rollout as thread_rolled_back. File changes are not reverted.
+LLMX_TAGGED(ThreadRollbackOp, "thread_rollback", uint32_t num_turns = 0;
+           LLMX_FIELDS(v("num_turns", s.num_turns)))
+
+// Set the thread's title (trimmed; refused when empty); recorded as thread_name_updated.
+LLMX_TAGGED(SetThreadNameOp, "set_thread_name", std::string name;
+           LLMX_FIELDS(v("name", s.name)))
+
 using Op = OneOf<InterruptOp, UserInputOp, UserTurnOp, OverrideTurnContextOp, ExecApprovalOp,
-                 PatchApprovalOp, CompactOp, ShutdownOp, ResolveElicitationOp, ListMcpToolsOp>;
+                 PatchApprovalOp, CompactOp, ShutdownOp, ResolveElicitationOp, ListMcpToolsOp, SteerOp,
+                 ThreadRollbackOp, SetThreadNameOp>;
 
 // `{"id": ..., "op": Op}`; an empty id asks the conversation to assign the next counter value.
 struct Submission {

@@ -1,5 +1,7 @@
 #include "protocol/rpc/mcp_stateless.hpp"
 
+#include "protocol/rpc/digest.hpp"
+
 #include <fmt/format.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -176,13 +178,7 @@ std::optional<RequestState> RequestStateSeal::open(std::string_view token) const
 }
 
 std::string call_digest(std::string_view tool, std::string_view arguments_json) {
-  std::string input = std::string(tool) + '\n' + std::string(arguments_json);
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(input.data(), input.size(), out, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) hex += fmt::format("{:02x}", out[i]);
-  return hex;
+  return rpc::sha256_hex(std::string(tool) + '\n' + std::string(arguments_json));
 }
 
 }  // namespace llmx::mcp

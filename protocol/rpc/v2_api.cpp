@@ -19,6 +19,16 @@ AskForApproval to_core(ApprovalPolicy p) {
   return AskForApproval::on_request;
 }
 
+ApprovalPolicy from_core(AskForApproval p) {
+  switch (p) {
+    case AskForApproval::untrusted: return ApprovalPolicy::unless_trusted;
+    case AskForApproval::on_failure: return ApprovalPolicy::on_failure;
+    case AskForApproval::on_request: return ApprovalPolicy::on_request;
+    case AskForApproval::never: return ApprovalPolicy::never;
+  }
+  return ApprovalPolicy::on_request;
+}
+
 SandboxMode to_core(SandboxModeV2 m) {
   switch (m) {
     case SandboxModeV2::read_only: return SandboxMode::read_only;

@@ -31,17 +31,12 @@ std::string agent_text(const AgentMessageTurnItem& m) {
 
 // A core turn item as a v2 thread item (§4.4).
 std::optional<std::string> thread_item(const TurnItem& item) {
-  json::Writer w;
   if (auto* u = item.get_if<UserMessageTurnItem>()) return user_message_item(u->id, u->content).json.text;
-  if (auto* a = item.get_if<AgentMessageTurnItem>()) {
-    w.begin_object().field("type", "agentMessage").field("id", a->id).field("text", agent_text(*a)).end_object();
-    return w.take();
-  }
+  if (auto* a = item.get_if<AgentMessageTurnItem>()) return text_item("agentMessage", a->id, agent_text(*a));
   if (auto* r = item.get_if<ReasoningTurnItem>()) {
     std::string text;
     for (const auto& s : r->summary_text) text += (text.empty() ? "" : "\n") + s;
-    w.begin_object().field("type", "reasoning").field("id", r->id).field("text", text).end_object();
-    return w.take();
+    return text_item("reasoning", r->id, text);
   }
   return std::nullopt;
 }
@@ -60,7 +55,14 @@ std::string command_item(const std::string& id, const std::string& command, cons
   return w.take();
 }
 
-// An mcpToolCall item (§4.4); `end` is null while it runs.
+}  // namespace
+
+std::string text_item(std::string_view type, const std::string& id, const std::string& text) {
+  json::Writer w;
+  w.begin_object().field("type", type).field("id", id).field("text", text).end_object();
+  return w.take();
+}
+
 std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpToolCallEndEvent* end) {
   json::Writer w;
   w.begin_object().field("type", "mcpToolCall").field("id", id).field("server", inv.server).field("tool", inv.tool);
@@ -93,6 +95,8 @@ std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpT
   w.end_object();
   return w.take();
 }
+
+namespace {
 
 std::string item_params(const std::string& item_json) {
   json::Writer w;
@@ -144,6 +148,8 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
     error_ = err->message;
   } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
     if (tc->info) last_usage_ = tc->info->last_token_usage;
+  } else if (auto* nu = msg.get_if<ThreadNameUpdatedEvent>()) {
+    out.push_back({"thread/name/updated", json::to_json(ThreadNameUpdatedNotification{nu->thread_id, nu->thread_name})});
   } else if (msg.is<TaskCompleteEvent>() || msg.is<TurnAbortedEvent>()) {
     TurnCompletedNotification n;
     n.turn.id = ev.id;

@@ -32,6 +32,11 @@ class EventTranslator {
   TokenUsage last_usage_;
 };
 
+// Thread items (§4.4) as JSON text: agentMessage or reasoning (`type`) with its text, and an
+// mcpToolCall (`end` null while it runs).
+std::string text_item(std::string_view type, const std::string& id, const std::string& text);
+std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpToolCallEndEvent* end);
+
 // The display form of an argv (`bash -lc 'echo hi'`), for commandExecution items.
 std::string join_command(const std::vector<std::string>& argv);
 

@@ -3,6 +3,7 @@
 #include "protocol/rpc/account_api.hpp"
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/rpc/v2_api.hpp"
+#include "protocol/rpc/v2_config.hpp"
 #include "protocol/rpc/wire_catalog.hpp"
 
 namespace llmx::v2 {
@@ -55,7 +56,27 @@ void add_v2_catalog(Registry& reg) {
   reg.add<v2::SandboxModeV2>("SandboxMode", Dir::v2);
   reg.add<v2::Thread>("Thread", Dir::v2);
   reg.add<v2::ThreadStartParams>("ThreadStartParams", Dir::v2);
-  reg.add<v2::ThreadResult>("ThreadStartResponse", Dir::v2);
+  reg.add<v2::ThreadStatus>("ThreadStatus", Dir::v2);
+  reg.add<v2::GitInfo>("GitInfo", Dir::v2);
+  reg.add<v2::ThreadOpenedResult>("ThreadStartResponse", Dir::v2);
+  reg.add<v2::ThreadResult>("ThreadResponse", Dir::v2);
+  reg.add<v2::ThreadForkParams>("ThreadForkParams", Dir::v2);
+  reg.add<v2::ThreadReadParams>("ThreadReadParams", Dir::v2);
+  reg.add<v2::ThreadRollbackParams>("ThreadRollbackParams", Dir::v2);
+  reg.add<v2::ThreadSetNameParams>("ThreadSetNameParams", Dir::v2);
+  reg.add<v2::ThreadLoadedListParams>("ThreadLoadedListParams", Dir::v2);
+  reg.add<v2::ThreadLoadedListResult>("ThreadLoadedListResponse", Dir::v2);
+  reg.add<v2::TurnSteerParams>("TurnSteerParams", Dir::v2);
+  reg.add<v2::TurnSteerResult>("TurnSteerResponse", Dir::v2);
+  reg.add<v2::ThreadIdNotification>("ThreadIdNotification", Dir::v2);
+  reg.add<v2::ThreadNameUpdatedNotification>("ThreadNameUpdatedNotification", Dir::v2);
+  reg.add<v2::ConfigReadParams>("ConfigReadParams", Dir::v2);
+  reg.add<v2::ConfigLayer>("ConfigLayer", Dir::v2);
+  reg.add<v2::ConfigReadResult>("ConfigReadResponse", Dir::v2);
+  reg.add<v2::CommandExecParams>("CommandExecParams", Dir::v2);
+  reg.add<v2::CommandExecResult>("CommandExecResponse", Dir::v2);
+  reg.add<v2::CommandExecOutputDelta>("CommandExecOutputDeltaNotification", Dir::v2);
+  reg.add<v2::CommandExecTerminateParams>("CommandExecTerminateParams", Dir::v2);
   reg.add<v2::ThreadIdParams>("ThreadIdParams", Dir::v2);
   reg.add<v2::ThreadListParams>("ThreadListParams", Dir::v2);
   reg.add<v2::ThreadListResult>("ThreadListResponse", Dir::v2);
@@ -73,6 +94,10 @@ void add_v2_catalog(Registry& reg) {
   reg.add<v2::ProgressNotification>("McpToolCallProgressNotification", Dir::v2);
 
   reg.notification<v2::ThreadResult>("ServerNotification", "thread/started");
+  reg.notification<v2::ThreadIdNotification>("ServerNotification", "thread/archived");
+  reg.notification<v2::ThreadIdNotification>("ServerNotification", "thread/unarchived");
+  reg.notification<v2::ThreadNameUpdatedNotification>("ServerNotification", "thread/name/updated");
+  reg.notification<v2::CommandExecOutputDelta>("ServerNotification", "command/exec/outputDelta");
   reg.notification<v2::TurnResult>("ServerNotification", "turn/started");
   reg.notification<v2::TurnCompletedNotification>("ServerNotification", "turn/completed");
   reg.notification<v2::ItemNotification>("ServerNotification", "item/started");

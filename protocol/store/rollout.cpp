@@ -145,7 +145,8 @@ bool should_persist(const EventMsg& ev) {
   // does not emit them yet, so they have no EventMsg alternative here.
   return ev.is<UserMessageEvent>() || ev.is<AgentMessageEvent>() || ev.is<AgentReasoningEvent>() ||
          ev.is<AgentReasoningRawContentEvent>() || ev.is<TokenCountEvent>() ||
-         ev.is<TurnAbortedEvent>() || ev.is<McpToolCallEndEvent>();  // llmx: which server and tool, how long
+         ev.is<TurnAbortedEvent>() || ev.is<McpToolCallEndEvent>() ||  // llmx: which server and tool, how long
+         ev.is<ThreadRolledBackEvent>() || ev.is<ThreadNameUpdatedEvent>();
 }
 
 bool should_persist(const ResponseItem&) {
@@ -211,8 +212,56 @@ std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem
   return out;
 }
 
+size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<size_t>& turn_starts, uint32_t n) {
+  if (n == 0) return history.size();
+  if (n <= turn_starts.size()) return std::min(turn_starts[turn_starts.size() - n], history.size());
+  for (size_t i = 0; i < history.size(); ++i)
+    if (is_user_turn_message(history[i])) return std::min(i, turn_starts.empty() ? i : turn_starts.front());
+  return turn_starts.empty() ? history.size() : std::min(turn_starts.front(), history.size());
+}
+
+namespace {
+
+// The first persisted event of each turn, by position in `events`: a turn_context opens one.
+void drop_last_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32_t n) {
+  r.history.resize(rollback_cut(r.history, r.turn_starts, n));
+  size_t cut = r.events.size();
+  if (n <= event_starts.size()) {
+    cut = event_starts[event_starts.size() - n];
+  } else {
+    for (size_t i = 0; i < r.events.size(); ++i)
+      if (r.events[i].is<UserMessageEvent>()) {
+        cut = std::min(i, event_starts.empty() ? i : event_starts.front());
+        break;
+      }
+  }
+  r.events.resize(std::min(cut, r.events.size()));
+  r.turn_starts.resize(r.turn_starts.size() - std::min<size_t>(n, r.turn_starts.size()));
+  event_starts.resize(event_starts.size() - std::min<size_t>(n, event_starts.size()));
+}
+
+}  // namespace
+
+std::vector<std::string> lines_to_fork(std::string_view contents) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < contents.size()) {
+    size_t nl = contents.find('\n', pos);
+    if (nl == std::string_view::npos) break;  // a cut last line is not copied
+    auto line = contents.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    auto decoded = decode_line(line);
+    if (!decoded || std::holds_alternative<SessionMeta>(decoded->item)) continue;
+    if (auto* ev = std::get_if<EventMsg>(&decoded->item); ev && ev->is<ThreadNameUpdatedEvent>()) continue;
+    out.emplace_back(line);
+  }
+  return out;
+}
+
 LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& initial_context) {
   LoadedRollout r;
+  std::vector<size_t> event_starts;
   size_t pos = 0;
   size_t line_no = 0;
   while (pos < contents.size()) {
@@ -245,10 +294,16 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
           } else if constexpr (std::is_same_v<T, ResponseItem>) {
             if (should_persist(x)) r.history.push_back(std::move(x));
           } else if constexpr (std::is_same_v<T, EventMsg>) {
-            if (should_persist(x)) r.events.push_back(std::move(x));
+            if (auto* back = x.template get_if<ThreadRolledBackEvent>())
+              drop_last_turns(r, event_starts, back->num_turns);
+            else if (should_persist(x))
+              r.events.push_back(std::move(x));
           } else if constexpr (std::is_same_v<T, TurnContext>) {
+            r.turn_starts.push_back(r.history.size());
+            event_starts.push_back(r.events.size());
             r.last_turn_context = std::move(x);
           } else if constexpr (std::is_same_v<T, Compacted>) {
+            r.turn_starts.clear();  // the turns before it are one summary now
             std::vector<std::string> users;
             for (const auto& item : r.history)
               if (is_user_turn_message(item)) users.push_back(item.get_if<MessageItem>()->text());

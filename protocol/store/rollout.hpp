@@ -112,15 +112,26 @@ std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem
                                                   const std::vector<std::string>& user_messages,
                                                   const std::string& summary);
 
+// Where `history` is cut to drop its last `n` turns (thread/rollback): at the start of the n-th
+// last turn when `turn_starts` (history lengths where turns began) knows it, else before the
+// first user turn message (every turn goes), or nowhere when there is none.
+size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<size_t>& turn_starts, uint32_t n);
+
 struct LoadedRollout {
   std::optional<SessionMeta> meta;   // the first session_meta line
-  std::vector<ResponseItem> history;  // rebuilt per §9.4
+  std::vector<ResponseItem> history;  // rebuilt per §9.4, thread_rolled_back markers applied
   std::vector<EventMsg> events;       // persisted event_msg payloads (initial_messages)
+  std::vector<size_t> turn_starts;    // history length at each turn_context since the last compaction
   std::optional<TurnContext> last_turn_context;
   size_t bad_lines = 0;               // unparseable complete lines (blank lines not counted)
   bool truncated_last_line = false;   // last line without '\n' that does not decode
   std::vector<std::string> warnings;  // one per skipped line
 };
+
+// What a fork copies into its own file: the complete, well-formed lines of a rollout, as written,
+// except session_meta (the fork has its own) and thread_name_updated (the title stays with the
+// original).
+std::vector<std::string> lines_to_fork(std::string_view file_contents);
 
 // Replays a rollout file's contents. At a `compacted` line the history becomes
 // build_compacted_history(initial_context, <user turn messages of the history so far>, message);

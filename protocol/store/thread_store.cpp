@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -361,6 +362,7 @@ std::string ThreadStore::unarchive(const std::string& id) {
   make_dirs(day_dir);
   std::string dest = day_dir + "/" + name;
   move_file(*found, dest);
+  ::utimensat(AT_FDCWD, dest.c_str(), nullptr, 0);  // updated now: it sorts first by update time
   if (auto head = read_rollout_head(dest)) append_index_records(day_dir, {record_from_head(*head, name)});
   return dest;
 }
