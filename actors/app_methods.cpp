@@ -66,7 +66,7 @@ void thread_resume(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadOpene
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             attach_thread(self, sc.session_id, conv);
             read_v2_thread(
-                self, ThreadRef{home, {}, sc.rollout_path}, true,
+                self, ThreadRef{home, sc.session_id, sc.rollout_path}, true,
                 [=](v2::Thread t) mutable {
                   opened.thread = std::move(t);
                   reply(opened);

@@ -57,16 +57,30 @@ void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::funct
   } catch (const std::exception& err) {
     return fail(RpcError{rpc::kInvalidRequest, fmt::format("error deriving config: {}", err.what())});
   }
-  self->request(self->state.store, caf::infinite, ReadThread{std::move(ref)})
+  // `running`: the live conversation's running turn ("" idle), nullopt when it is not loaded.
+  auto read = [=](std::optional<std::string> running) {
+    self->request(self->state.store, caf::infinite, ReadThread{ref})
+        .then(
+            [=](StoredThread& stored) {
+              auto thread = v2::thread_of(stored.summary, provider);
+              auto history = v2::history_of(stored.text);
+              thread.name = history.name;
+              if (with_turns) thread.turns = std::move(history.turns);
+              if (running) v2::mark_running(thread, *running);
+              done(std::move(thread));
+            },
+            [=](caf::error& err) { fail(rpc_error_of(err, rpc::kInvalidRequest, "failed to read thread")); });
+  };
+  if (!ref.id) return read(std::nullopt);
+  // A live conversation is asked first: its answer also means its own first lines (a new or
+  // forked thread's) are queued at the store before this read.
+  self->request(self->state.manager, caf::infinite, find_conv_atom::value, *ref.id)
       .then(
-          [=](StoredThread& stored) {
-            auto thread = v2::thread_of(stored.summary, provider);
-            auto history = v2::history_of(stored.text);
-            thread.name = history.name;
-            if (with_turns) thread.turns = std::move(history.turns);
-            with_live_status(self, {std::move(thread)}, [=](std::vector<v2::Thread> one) { done(std::move(one.front())); });
+          [=](conversation_actor conv) {
+            self->request(conv, std::chrono::seconds(10), status_atom::value)
+                .then([=](std::string& running) { read(running); }, [=](caf::error&) { read(std::string()); });
           },
-          [=](caf::error& err) { fail(rpc_error_of(err, rpc::kInvalidRequest, "failed to read thread")); });
+          [=](caf::error&) { read(std::nullopt); });
 }
 
 namespace {
@@ -97,7 +111,7 @@ void thread_fork(session_ptr self, v2::ThreadForkParams p, Reply<v2::ThreadOpene
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             attach_thread(self, sc.session_id, conv);
             read_v2_thread(
-                self, ThreadRef{home, {}, sc.rollout_path}, true,
+                self, ThreadRef{home, sc.session_id, sc.rollout_path}, true,
                 [=](v2::Thread t) mutable {
                   opened.thread = std::move(t);
                   reply(opened);  // the reply first, then what it started (P10)
@@ -115,7 +129,7 @@ void thread_unarchive(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadRe
       .then(
           [=](std::string& path) {
             read_v2_thread(
-                self, ThreadRef{llmx_home(), {}, path}, false,
+                self, ThreadRef{llmx_home(), id, path}, false,
                 [=](v2::Thread t) {
                   reply(v2::ThreadResult{std::move(t)});
                   notify(self, "thread/unarchived", json::to_json(v2::ThreadIdNotification{id}));

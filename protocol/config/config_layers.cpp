@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "protocol/base/json_reader.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/config/config_reader.hpp"
 
@@ -12,10 +13,12 @@ namespace llmx {
 
 namespace {
 
+// Compact JSON on one line (toml++ writes one value per line), keys in the table's sorted order.
 std::string json_of(const toml::table& t) {
   std::ostringstream s;
   s << toml::json_formatter(t, toml::format_flags::quote_dates_and_times | toml::format_flags::quote_infinities_and_nans);
-  return s.str();
+  json::Parser p;
+  return json::to_text(p.parse(s.str()));
 }
 
 // Everything `o` sets, as the table it would write over config.toml.

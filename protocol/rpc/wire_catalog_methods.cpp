@@ -19,9 +19,14 @@ void add_empty_responses(Registry& reg) {
                            "CancelLoginChatGptResponse", "LogoutChatGptResponse"})
     reg.add_node(name, Dir::v1, object({}));
   for (const char* name : {"ThreadArchiveResponse", "ThreadCompactResponse", "TurnInterruptResponse",
-                           "AccountLoginCancelResponse", "AccountLogoutResponse"})
+                           "AccountLoginCancelResponse", "AccountLogoutResponse", "ThreadSetNameResponse",
+                           "CommandExecTerminateResponse"})
     reg.add_node(name, Dir::v2, object({}));
-  reg.add_node("ThreadResumeResponse", Dir::v2, ref("ThreadStartResponse", Dir::v2));
+  // Methods that share a result type.
+  for (const char* name : {"ThreadResumeResponse", "ThreadForkResponse"})
+    reg.add_node(name, Dir::v2, ref("ThreadStartResponse", Dir::v2));
+  for (const char* name : {"ThreadReadResponse", "ThreadUnarchiveResponse", "ThreadRollbackResponse"})
+    reg.add_node(name, Dir::v2, ref("ThreadResponse", Dir::v2));
 }
 
 void add_v1_utilities(Registry& reg) {
