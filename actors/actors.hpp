@@ -250,7 +250,7 @@ using conversation_manager_actor = caf::typed_actor<
     // Look up a live conversation by id (error `no such conversation` when unknown).
     caf::replies_to<find_conv_atom, std::string>::with<conversation_actor>,
     // The ids of every live conversation (v2 thread/loaded/list).
-    caf::replies_to<list_atom>::with<std::vector<std::string>>,
+    caf::replies_to<list_atom>::with<LoadedThreads>,
     // Shut every conversation down (running tasks are interrupted), write every rollout line
     // to disk, then terminate.
     caf::replies_to<shutdown_atom>::with<bool>>;

@@ -436,9 +436,9 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         return caf::actor_cast<conversation_actor>(it->second.proxy);
       },
       [=](list_atom) {
-        std::vector<std::string> ids;
-        for (const auto& [id, _] : self->state.conversations) ids.push_back(id);
-        return ids;
+        LoadedThreads loaded;
+        for (const auto& [id, _] : self->state.conversations) loaded.ids.push_back(id);
+        return loaded;
       },
       [=](retry_atom, uint32_t i) {
         if (i < self->state.slots.size()) connect(self, i);

@@ -160,9 +160,9 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         return it->second;
       },
       [=](list_atom) {
-        std::vector<std::string> ids;
-        for (const auto& [id, _] : self->state.conversations) ids.push_back(id);
-        return ids;
+        LoadedThreads loaded;
+        for (const auto& [id, _] : self->state.conversations) loaded.ids.push_back(id);
+        return loaded;
       },
       [=](shutdown_atom) -> caf::result<bool> {
         auto& m = self->state.conversations;

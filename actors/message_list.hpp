@@ -33,6 +33,7 @@
   X(LoadedThread, "llmx::LoadedThread")                  \
   X(ResumeThread, "llmx::ResumeThread")                  \
   X(ReadThread, "llmx::ReadThread")                      \
+  X(LoadedThreads, "llmx::LoadedThreads")                \
   X(StoredThread, "llmx::StoredThread")                  \
   X(ApprovalRequest, "llmx::ApprovalRequest")            \
   X(ApprovalReply, "llmx::ApprovalReply")                \

@@ -188,6 +188,12 @@ struct ResumeThread {
   LLMX_FIELDS(v("config", s.config); v("ref", s.ref); v("history", s.history); v("fork", s.fork))
 };
 
+// The ids of the live conversations (v2 thread/loaded/list).
+struct LoadedThreads {
+  std::vector<std::string> ids;
+  LLMX_FIELDS(v("ids", s.ids))
+};
+
 // A stored thread read whole (v2 thread/read, rollback, unarchive): its summary and the text of
 // its rollout, which plain code turns into the thread's turns.
 struct ReadThread {

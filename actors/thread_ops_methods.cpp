@@ -179,8 +179,8 @@ void thread_loaded_list(session_ptr self, v2::ThreadLoadedListParams p, Reply<v2
     return reply(RpcError{rpc::kInvalidRequest, fmt::format("invalid cursor: {}", *p.cursor)});
   self->request(self->state.manager, caf::infinite, list_atom::value)
       .then(
-          [=](std::vector<std::string>& ids) {
-            reply(v2::loaded_page(std::move(ids), p.cursor, p.limit));
+          [=](LoadedThreads& loaded) {
+            reply(v2::loaded_page(std::move(loaded.ids), p.cursor, p.limit));
           },
           [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, "failed to list loaded threads")); });
 }

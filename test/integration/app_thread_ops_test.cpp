@@ -174,7 +174,7 @@ TEST_CASE("app-server v2: turn/steer adds input to the running turn") {
   CHECK(completions == 1);  // one turn, not a second one
 }
 
-TEST_CASE("app-server v2: thread/loaded/list pages the live threads; archive and unarchive notify") {
+TEST_CASE("app-server v2: thread/loaded/list pages the live threads, archive and unarchive notify") {
   AppServer s;
   s.initialize();
   auto a = s.start_thread();
