@@ -42,6 +42,10 @@ std::optional<Config> session_config(session_ptr self, const Reply<R>& reply, co
 std::string open_session(session_ptr self, const std::string& id, const conversation_actor& conv, const Config& cfg) {
   remember(self, id, conv);
   subscribe(self, conv);
+  // An editor that reads and writes files itself gets the patches' reads and writes, so what it
+  // has unsaved counts and its buffers follow the agent's edits.
+  if (self->state.acp_caps.read_text_file && self->state.acp_caps.write_text_file)
+    self->send(conv, FileDelegate{caf::actor_cast<caf::strong_actor_ptr>(self), id});
   auto mode = acp::mode_of(enum_name(cfg.approval_policy), enum_name(cfg.sandbox_policy.mode));
   self->state.acp_sessions[id] = AcpSession{conv, mode, cfg.approval_policy, cfg.sandbox_policy, std::nullopt, std::nullopt};
   return mode;
@@ -181,6 +185,47 @@ void set_mode(session_ptr self, acp::SetModeParams p, RawReply reply) {
 }
 
 }  // namespace
+
+void acp_file_io(session_ptr self, FileIo io, caf::typed_response_promise<FileIoDone> promise) {
+  auto& st = self->state;
+  FileIoDone none;
+  if (!st.acp_sessions.count(io.session_id) || !st.acp_caps.read_text_file || !st.acp_caps.write_text_file) {
+    none.errors["*"] = "the client does not edit files for this session";
+    promise.deliver(std::move(none));
+    return;
+  }
+  // One request per file; the answer goes back when the last reply came.
+  auto done = std::make_shared<FileIoDone>();
+  auto left = std::make_shared<size_t>(io.reads.size() + io.writes.size());
+  if (*left == 0) {
+    promise.deliver(std::move(none));
+    return;
+  }
+  auto settle = [=]() mutable {
+    if (--*left == 0) promise.deliver(std::move(*done));
+  };
+  std::string lines;
+  auto ask = [&](const std::string& path, std::string method, std::string params, bool is_read) {
+    PendingApproval pending;
+    pending.on_reply = [=](const std::optional<json::Element>& result, const std::string& error) mutable {
+      if (!result) {
+        done->errors[path] = error;
+      } else if (is_read) {
+        std::string_view content;
+        if (result->is_object() && (*result)["content"].get_string().get(content) == simdjson::SUCCESS)
+          done->texts[path] = std::string(content);
+        else
+          done->errors[path] = "the client's answer has no content";
+      }
+      settle();
+    };
+    add_line(lines, st.rpc.request(st.outgoing.add(std::move(pending)), method, params));
+  };
+  for (const auto& path : io.reads) ask(path, "fs/read_text_file", acp::read_text_file_params(io.session_id, path), true);
+  for (const auto& [path, content] : io.writes)
+    ask(path, "fs/write_text_file", acp::write_text_file_params(io.session_id, path, content), false);
+  write(self, std::move(lines));
+}
 
 bool acp_on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines) {
   auto& st = self->state;

@@ -93,7 +93,10 @@ using session_actor = event_sink_actor::extend<
     caf::reacts_to<task_atom, std::string>,
     // From the MCP task board: ask the client for a task's input (when it answers, the reply
     // goes back to the board as TaskInput).
-    caf::reacts_to<TaskAsk>>;
+    caf::reacts_to<TaskAsk>,
+    // From a turn executor: read or write files through this session's client (ACP fs/*, where
+    // the client offered it); replies when the client answered every request.
+    caf::replies_to<FileIo>::with<FileIoDone>>;
 
 // The only owner of the stored threads (`$LLMX_HOME/sessions`, `archived_sessions`): writes
 // rollout lines, keeps the listing index, loads, archives and unarchives. Runs on its own
@@ -223,6 +226,8 @@ using conversation_actor = caf::typed_actor<
     caf::replies_to<interrupt_atom>::with<bool>,
     // The running turn's id, "" when idle (a v2 thread's status).
     caf::replies_to<status_atom>::with<std::string>,
+    // From a client that edits files itself: later turns' patches go through it (see FileDelegate).
+    caf::reacts_to<FileDelegate>,
     // From the running turn executor: events to record and fan out, in order.
     caf::reacts_to<std::vector<Event>>,
     // From the running turn executor: items to append to the history.

@@ -36,6 +36,7 @@ struct ConversationState {
   std::string task_sub_id;
   bool task_compacts = false;      // the running task is a manual compaction (cannot be steered)
   std::vector<size_t> turn_starts;  // history length where each turn began (thread/rollback)
+  FileDelegate files;               // the client patches read and write through (ACP fs/*)
   bool shutting_down = false;
   uint64_t releases = 0;  // bumped by every release and subscribe: an unload timer of an older one is void
   // Persistence: every recorded line goes to the store, which writes it off this thread.
@@ -120,6 +121,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
   if (interactive) spec.config.interactive_approvals = *interactive;        // this turn's only
   spec.first_task = std::exchange(self->state.first_task, false);
+  spec.files = self->state.files;
   self->send(exec, start_atom::value, std::move(spec));
 }
 
@@ -248,6 +250,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
                                              self->state.config.approval_timeout_ms);
   self->set_down_handler([=](caf::down_msg& dm) {
+    if (self->state.files.client && dm.source == self->state.files.client->address()) self->state.files = {};
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
                               [&](const event_sink_actor& s) { return s.address() == dm.source; }),
@@ -333,6 +336,11 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         self->monitor(sink);
         subs.push_back(std::move(sink));
         ++self->state.releases;  // a client came back: no unload
+      },
+      [=](FileDelegate& d) {
+        auto& st = self->state;
+        st.files = std::move(d);
+        if (st.files.client) self->monitor(st.files.client);
       },
       [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
       [=](interrupt_atom) -> bool {

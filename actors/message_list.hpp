@@ -15,6 +15,9 @@
   X(SessionConfiguredEvent, "llmx::SessionConfiguredEvent") \
   X(TaskSpec, "llmx::TaskSpec")                          \
   X(InjectInput, "llmx::InjectInput")                    \
+  X(FileDelegate, "llmx::FileDelegate")                  \
+  X(FileIo, "llmx::FileIo")                              \
+  X(FileIoDone, "llmx::FileIoDone")                      \
   X(RecordItems, "llmx::RecordItems")                    \
   X(ReplaceHistory, "llmx::ReplaceHistory")              \
   X(TaskDone, "llmx::TaskDone")                          \

@@ -27,6 +27,35 @@ struct ConversationEvents {
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("events", s.events))
 };
 
+// A client that edits files itself (ACP `fs/*`, so unsaved editor buffers count): the patches of
+// a conversation read and write through `client` (a session actor, which answers FileIo) for its
+// session `session_id`. An empty `client` ends it.
+struct FileDelegate {
+  caf::strong_actor_ptr client;
+  std::string session_id;
+  LLMX_FIELDS(v("client", s.client); v("session_id", s.session_id))
+};
+// JSON (logs, tests) says whether a client is set: an actor handle has no JSON form; CAF carries it.
+inline void write_json(json::Writer& w, const FileDelegate& d) {
+  w.begin_object().field("client", static_cast<bool>(d.client)).field("session_id", d.session_id).end_object();
+}
+
+// Read these files (absolute paths), or write these texts, through a FileDelegate's client.
+struct FileIo {
+  std::string session_id;
+  std::vector<std::string> reads;
+  std::map<std::string, std::string> writes;
+  LLMX_FIELDS(v("session_id", s.session_id); v("reads", s.reads); v("writes", s.writes))
+};
+
+// What the client answered: the texts read (by path), and per path the error of a read or write
+// that failed.
+struct FileIoDone {
+  std::map<std::string, std::string> texts;
+  std::map<std::string, std::string> errors;
+  LLMX_FIELDS(v("texts", s.texts); v("errors", s.errors))
+};
+
 // Everything a turn executor needs to run one task.
 struct TaskSpec {
   std::string conversation_id;
@@ -36,9 +65,10 @@ struct TaskSpec {
   std::vector<UserInput> input;       // the user input that starts the task
   bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
   bool first_task = false;            // the conversation's first: it reports MCP servers' start-up
+  FileDelegate files;                 // patches read and write through this client, when set
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
               v("history", s.history); v("input", s.input); v("compact_only", s.compact_only);
-              v("first_task", s.first_task))
+              v("first_task", s.first_task); v("files", s.files))
 };
 
 // User input that arrives while a task runs; it joins the task's next model request.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@ struct PendingApproval {
   AskKind kind = AskKind::exec;
   std::string server_name;
   std::string task_id = {};  // asked for an MCP task: the answer goes to the task board
+  // Not an approval (ACP fs/*): the client's result, or nullopt and its error message.
+  std::function<void(const std::optional<json::Element>& result, const std::string& error)> on_reply = {};
 };
 
 // The submission that gives a conversation the client's answer to `pending`: the elicitation

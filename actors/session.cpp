@@ -104,6 +104,10 @@ void on_client_reply(session_ptr self, const rpc::Incoming& in) {
   }
   std::optional<json::Element> result;
   if (in.kind == rpc::Incoming::Kind::response && in.result) result = in.result;
+  if (pending->on_reply)
+    return pending->on_reply(result, in.kind == rpc::Incoming::Kind::error_response
+                                          ? fmt::format("{} ({})", in.error_message, in.error_code)
+                                          : std::string("the client answered without a result"));
   if (!pending->task_id.empty()) {  // asked for a task: the board delivers it and updates the task
     caf::anon_send(self->state.options.tasks,
                    TaskInput{self->state.options.principal, pending->task_id, pending->call_id,
@@ -219,6 +223,17 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       [=](shutdown_atom) { finish(self); },
       [=](ConversationEvents& batch) { on_events(self, batch); },
       [=](task_atom, std::string& lines) { write(self, std::move(lines)); },
+      [=](FileIo& io) -> caf::result<FileIoDone> {
+        auto promise = self->make_response_promise<FileIoDone>();
+        if (self->state.flavor == SessionState::Flavor::acp) {
+          acp_file_io(self, std::move(io), promise);
+        } else {
+          FileIoDone none;
+          none.errors["*"] = "this client does not edit files";
+          promise.deliver(std::move(none));
+        }
+        return promise;
+      },
       [=](TaskAsk& ask) {
         auto& st = self->state;
         if (!st.client_caps.elicitation_form)  // this client cannot answer: declined at once

@@ -216,6 +216,9 @@ const Methods& acp_server_methods();
 // ACP (acp_methods.cpp): a conversation's events as session/update notifications, permission
 // requests and the prompt's answer; true when the conversation is one of this session's.
 bool acp_on_event(session_ptr self, const std::string& conversation_id, const Event& ev, std::string& lines);
+// Reads or writes files through the ACP client (fs/read_text_file, fs/write_text_file) for a
+// turn executor; `promise` gets what it answered.
+void acp_file_io(session_ptr self, FileIo io, caf::typed_response_promise<FileIoDone> promise);
 // The client's answer to a session/request_permission.
 Submission acp_permission_answer(const PendingApproval& pending, const std::optional<json::Element>& result);
 

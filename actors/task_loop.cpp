@@ -218,6 +218,8 @@ void TaskLoop::advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps
     out.push_back(Run{std::move(run->request), flow_generation_});
   } else if (auto* mcp = std::get_if<ToolFlow::CallMcp>(&step)) {
     out.push_back(CallMcp{std::move(mcp->call), std::move(mcp->client), mcp->timeout_ms, flow_generation_});
+  } else if (auto* files = std::get_if<ToolFlow::Files>(&step)) {
+    out.push_back(EditFiles{std::move(files->io), flow_generation_});
   } else {
     auto& done = std::get<ToolFlow::Done>(step);
     outputs_.push_back(FunctionCallOutputItem{flow_->call().call_id, std::move(done.output), std::move(done.parts)});
@@ -251,6 +253,13 @@ void TaskLoop::on_mcp(uint64_t generation, const McpCallResult& result, Steps& o
   if (done_ || generation != flow_generation_ || !flow_) return;
   std::vector<EventMsg> events;
   auto next = flow_->on_mcp(result, events);
+  advance(std::move(next), events, out);
+}
+
+void TaskLoop::on_files(uint64_t generation, const FileIoDone& done, Steps& out) {
+  if (done_ || generation != flow_generation_ || !flow_) return;
+  std::vector<EventMsg> events;
+  auto next = flow_->on_files(done, events);
   advance(std::move(next), events, out);
 }
 

@@ -57,11 +57,16 @@ class TaskLoop {
     int64_t timeout_ms = 60000;  // the client answers within this (its tool timeout)
     uint64_t generation = 0;
   };
+  // Read or write files through the client (ACP fs/*); answer with on_files(generation, ...).
+  struct EditFiles {
+    FileIo io;
+    uint64_t generation = 0;
+  };
   // The task is over (its last event was emitted): stop streaming and running, report it.
   struct Finish {
     bool aborted = false;
   };
-  using Step = std::variant<Emit, Record, Replace, Request, Ask, Run, CallMcp, Finish>;
+  using Step = std::variant<Emit, Record, Replace, Request, Ask, Run, CallMcp, EditFiles, Finish>;
   using Steps = std::vector<Step>;
 
   // Live output deltas per command stream; the capture goes on after this many.
@@ -78,6 +83,7 @@ class TaskLoop {
   void on_approval(uint64_t generation, const ApprovalReply& reply, Steps& out);
   void on_exec(uint64_t generation, const ExecDone& done, Steps& out);
   void on_mcp(uint64_t generation, const McpCallResult& result, Steps& out);
+  void on_files(uint64_t generation, const FileIoDone& done, Steps& out);
   // A server's progress message for the MCP call that runs now.
   void on_mcp_progress(std::string message, Steps& out);
   // Live output of a running command.

@@ -1,6 +1,10 @@
 #include "actors/tool_flow.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -54,6 +58,16 @@ bool patch_paths_writable(const patch::Patch& p, const std::string& cwd, const S
   std::vector<std::string> roots;
   for (const auto& r : sandbox::writable_roots(sandbox, cwd)) roots.push_back(canonical(r));
   return patch::all_paths_writable(resolved_patch, canonical(cwd), roots);
+}
+
+// Deletes what a patch applied through the client removes (ACP has no delete); a failure turns
+// the outcome into that error.
+static void remove_files(const std::vector<std::string>& paths, patch::ApplyResult& result) {
+  for (const auto& path : paths)
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      result = patch::ApplyResult{1, "", "Failed to delete file " + path + ": " + std::strerror(errno) + "\n"};
+      return;
+    }
 }
 
 ToolFlow::ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDiffTracker& diffs)
@@ -262,9 +276,60 @@ ToolFlow::Step ToolFlow::apply_patch_now(bool user_approved, std::vector<EventMs
   phase_ = Phase::done;
   events.push_back(PatchApplyBeginEvent{call_.call_id, !user_approved, patch_->changes});
   diffs_.on_patch_begin(patch_->changes);
-  auto t0 = std::chrono::steady_clock::now();
-  auto result = patch::apply(patch_->patch, patch_->cwd);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  patch_started_ = std::chrono::steady_clock::now();
+  if (ctx_.files_through_client) {  // the editor's buffers: read through the client first
+    phase_ = Phase::patch_read;
+    FileIo io;
+    io.reads = patch::files_read(patch_->patch, patch_->cwd);
+    if (!io.reads.empty()) return Files{std::move(io)};
+    return on_files(FileIoDone{}, events);
+  }
+  return patch_applied(patch::apply(patch_->patch, patch_->cwd), events);
+}
+
+// Through the client: the texts read become the patched texts to write (deletions wait until
+// the writes succeeded); then the outcome.
+ToolFlow::Step ToolFlow::on_files(const FileIoDone& done, std::vector<EventMsg>& events) {
+  if (phase_ == Phase::patch_read) {
+    FileIo writes;
+    patch::FileAccess files;
+    files.read = [&](const std::string& path) {
+      if (auto it = done.texts.find(path); it != done.texts.end()) return patch::Result<std::string>::ok(it->second);
+      auto err = done.errors.find(path);
+      return patch::Result<std::string>::fail(err != done.errors.end() ? err->second : "the client did not read it");
+    };
+    files.write = [&](const std::string& path, const std::string& content) -> std::optional<std::string> {
+      writes.writes[path] = content;
+      return std::nullopt;
+    };
+    files.remove = [&](const std::string& path) -> std::optional<std::string> {
+      patch_removals_.push_back(path);
+      return std::nullopt;
+    };
+    auto result = patch::apply(patch_->patch, patch_->cwd, files);
+    if (result.exit_code != 0 || writes.writes.empty()) {
+      phase_ = Phase::done;
+      if (result.exit_code == 0) remove_files(patch_removals_, result);
+      return patch_applied(result, events);
+    }
+    phase_ = Phase::patch_write;
+    patch_result_ = std::move(result);
+    return Files{std::move(writes)};
+  }
+  if (phase_ != Phase::patch_write) return Done{"internal error: unexpected file answer", false};
+  phase_ = Phase::done;
+  auto result = std::move(*patch_result_);
+  if (!done.errors.empty()) {
+    const auto& [path, err] = *done.errors.begin();
+    result = patch::ApplyResult{1, "", "Failed to write file " + path + ": " + err + "\n"};
+  } else {
+    remove_files(patch_removals_, result);
+  }
+  return patch_applied(result, events);
+}
+
+ToolFlow::Step ToolFlow::patch_applied(const patch::ApplyResult& result, std::vector<EventMsg>& events) {
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - patch_started_).count();
   events.push_back(PatchApplyEndEvent{call_.call_id, result.stdout_text, result.stderr_text, result.exit_code == 0});
   if (auto diff = diffs_.unified_diff(); !diff.empty()) events.push_back(TurnDiffEvent{std::move(diff)});
   const auto& body = result.exit_code == 0 ? result.stdout_text : result.stderr_text;

@@ -34,6 +34,7 @@ struct ToolContext {
   bool fallback_with_approval = false;
   std::shared_ptr<const McpTools> mcp;  // the configured MCP servers' tools, if any
   std::vector<std::string> file_tools;  // the optional file tools offered (read_file, list_dir, grep_files)
+  bool files_through_client = false;    // patches read and write through the client (ACP fs/*)
 };
 
 class ToolFlow {
@@ -50,12 +51,16 @@ class ToolFlow {
     caf::strong_actor_ptr client;
     int64_t timeout_ms = 60000;  // the client answers within this (its tool timeout)
   };
+  // Read or write files through the client (ACP fs/*); answer with on_files().
+  struct Files {
+    FileIo io;
+  };
   struct Done {
     std::string output;
     bool success = false;
     std::optional<std::vector<ContentItem>> parts = std::nullopt;  // the output with images (MCP results)
   };
-  using Step = std::variant<Ask, Run, CallMcp, Done>;
+  using Step = std::variant<Ask, Run, CallMcp, Files, Done>;
 
   ToolFlow(FunctionCallItem call, const ToolContext& ctx, patch::TurnDiffTracker& diffs);
 
@@ -63,6 +68,7 @@ class ToolFlow {
   Step on_approval(const ApprovalReply& reply, std::vector<EventMsg>& events);
   Step on_exec(const ExecDone& done, std::vector<EventMsg>& events);
   Step on_mcp(const McpCallResult& result, std::vector<EventMsg>& events);
+  Step on_files(const FileIoDone& done, std::vector<EventMsg>& events);
 
   // The user answered `abort`: the turn must end (after this call's output is recorded).
   bool aborted() const { return aborted_; }
@@ -80,6 +86,8 @@ class ToolFlow {
     mcp_approval,
     mcp_call,
     grep_run,
+    patch_read,   // the client reads the files the patch updates
+    patch_write,  // the client writes the patched files
     done
   };
 
@@ -88,6 +96,7 @@ class ToolFlow {
   Step run(bool sandboxed, std::vector<EventMsg>& events);
   Step finish_exec(const ExecDone& done, std::vector<EventMsg>& events);
   Step apply_patch_now(bool user_approved, std::vector<EventMsg>& events);
+  Step patch_applied(const patch::ApplyResult& result, std::vector<EventMsg>& events);
   Step refuse(std::string_view what, std::vector<EventMsg>& events);
   Step start_mcp(const McpTools::Target& target, std::vector<EventMsg>& events);
   Step call_mcp(std::vector<EventMsg>& events);
@@ -109,6 +118,9 @@ class ToolFlow {
   std::optional<std::string> justification_;
   // apply_patch
   std::optional<patch::Verified> patch_;
+  std::chrono::steady_clock::time_point patch_started_;
+  std::optional<patch::ApplyResult> patch_result_;  // through the client: the outcome once written
+  std::vector<std::string> patch_removals_;         // through the client: deleted here once written
   // MCP
   std::optional<McpTools::Target> mcp_target_;
   McpInvocation mcp_invocation_;

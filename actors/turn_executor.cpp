@@ -28,6 +28,7 @@ struct TurnExecutorState {
   std::optional<model_streamer_actor> streamer;
   std::optional<exec_sandbox_actor> exec;
   std::string sub_id;
+  FileDelegate files;  // the client patches read and write through, when set
   std::vector<Event> outbox;  // events of the current message, sent as one batch
   static inline const char* name = "llmx.turn_executor";
 };
@@ -51,6 +52,7 @@ ToolContext tool_context(const TaskSpec& spec) {
   tools.llmx_home = cfg.llmx_home;
   tools.fallback_with_approval = cfg.sandbox_fallback == "unsandboxed-with-approval";
   tools.file_tools = tools::enabled_file_tools(cfg);
+  tools.files_through_client = static_cast<bool>(spec.files.client);
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
     const auto& support = sandbox::probe();  // cached after the first call
     tools.sandbox_available = support.complete();
@@ -133,6 +135,18 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
                 feed(self, &TaskLoop::on_mcp, generation,
                      McpCallResult{false, {}, "the MCP client stopped: " + self->system().render(err)});
               });
+    } else if (auto* io = std::get_if<TaskLoop::EditFiles>(&step)) {
+      flush(self);
+      auto generation = io->generation;
+      io->io.session_id = st.files.session_id;
+      // Bounded: an editor that never answers must not hold the turn forever.
+      self->request(caf::actor_cast<session_actor>(st.files.client), std::chrono::seconds(60), std::move(io->io))
+          .then([=](FileIoDone& done) { feed(self, &TaskLoop::on_files, generation, done); },
+                [=](caf::error& err) {
+                  FileIoDone failed;
+                  failed.errors["*"] = "the client did not answer: " + self->system().render(err);
+                  feed(self, &TaskLoop::on_files, generation, failed);
+                });
     } else if (auto* f = std::get_if<TaskLoop::Finish>(&step)) {
       if (st.streamer) self->send(*st.streamer, cancel_atom::value);
       if (st.mcp_call) self->send(st.mcp_call->first, cancel_atom::value, st.mcp_call->second);
@@ -173,6 +187,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
   return {
       [=](start_atom, TaskSpec& spec) {
         self->state.sub_id = spec.sub_id;
+        self->state.files = spec.files;
         auto tools = tool_context(spec);
         self->state.can_ask = tools.can_ask;
         const auto& servers = spec.config.mcp_servers;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <tuple>
 
@@ -316,12 +317,35 @@ Result<Verified> verify(const Patch& patch, const std::string& cwd) {
 }
 
 ApplyResult apply(const Patch& patch, const std::string& cwd) {
+  FileAccess disk;
+  disk.read = [](const std::string& path) {
+    auto r = util::read_text(path);
+    return r.data ? Result<std::string>::ok(std::move(*r.data)) : Result<std::string>::fail(r.error);
+  };
+  disk.write = [](const std::string& path, const std::string& content) -> std::optional<std::string> {
+    if (!create_parents(path)) return "Failed to create parent directories for ";
+    if (!write_file(path, content)) return "Failed to write file ";
+    return std::nullopt;
+  };
+  disk.remove = [](const std::string& path) -> std::optional<std::string> {
+    if (::unlink(path.c_str()) != 0) return std::string(std::strerror(errno));
+    return std::nullopt;
+  };
+  return apply(patch, cwd, disk);
+}
+
+ApplyResult apply(const Patch& patch, const std::string& cwd, const FileAccess& files) {
   ApplyResult res;
   auto fail = [&](std::string msg) {
     res.exit_code = 1;
     res.stdout_text.clear();
     res.stderr_text = std::move(msg) + "\n";
     return res;
+  };
+  // A write error from the disk names what failed ("Failed to write file "); others are texts.
+  auto write_failed = [](const std::string& err, const std::string& display) {
+    if (err.starts_with("Failed to ")) return err + display;
+    return "Failed to write file " + display + ": " + err;
   };
   if (patch.hunks.empty()) return fail("No files were modified.");
 
@@ -331,26 +355,25 @@ ApplyResult apply(const Patch& patch, const std::string& cwd) {
     std::string fs = join_path(cwd, h.path);
     switch (h.kind) {
       case Hunk::add:
-        if (!create_parents(fs)) return fail("Failed to create parent directories for " + h.path);
-        if (!write_file(fs, h.contents)) return fail("Failed to write file " + h.path);
+        if (auto err = files.write(fs, h.contents)) return fail(write_failed(*err, h.path));
         added.push_back(h.path);
         break;
       case Hunk::remove:
-        if (::unlink(fs.c_str()) != 0) return fail("Failed to delete file " + h.path);
+        if (files.remove(fs)) return fail("Failed to delete file " + h.path);
         deleted.push_back(h.path);
         break;
       case Hunk::update: {
-        auto updated = derive_new_contents(fs, h.chunks, h.path);
+        auto original = files.read(fs);
+        if (!original) return fail("Failed to read file to update " + h.path + ": " + original.error);
+        auto updated = apply_chunks(*original, h.chunks, h.path);
         if (!updated) return fail(updated.error);
         if (h.move_path) {
           std::string dest = join_path(cwd, *h.move_path);
-          if (!create_parents(dest))
-            return fail("Failed to create parent directories for " + *h.move_path);
-          if (!write_file(dest, *updated)) return fail("Failed to write file " + *h.move_path);
-          if (::unlink(fs.c_str()) != 0) return fail("Failed to remove original " + h.path);
+          if (auto err = files.write(dest, *updated)) return fail(write_failed(*err, *h.move_path));
+          if (files.remove(fs)) return fail("Failed to remove original " + h.path);
           modified.push_back(*h.move_path);
         } else {
-          if (!write_file(fs, *updated)) return fail("Failed to write file " + h.path);
+          if (auto err = files.write(fs, *updated)) return fail(write_failed(*err, h.path));
           modified.push_back(h.path);
         }
         break;
@@ -362,6 +385,13 @@ ApplyResult apply(const Patch& patch, const std::string& cwd) {
   for (const auto& p : modified) res.stdout_text += "M " + p + "\n";
   for (const auto& p : deleted) res.stdout_text += "D " + p + "\n";
   return res;
+}
+
+std::vector<std::string> files_read(const Patch& patch, const std::string& cwd) {
+  std::vector<std::string> out;
+  for (const auto& h : patch.hunks)
+    if (h.kind == Hunk::update) out.push_back(join_path(cwd, h.path));
+  return out;
 }
 
 ApplyResult run_cli(std::string_view patch_text, const std::string& cwd) {

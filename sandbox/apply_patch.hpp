@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -97,6 +98,20 @@ struct ApplyResult {
   std::string stdout_text, stderr_text;
 };
 ApplyResult apply(const Patch& patch, const std::string& cwd);
+
+// Where a patch reads and writes when not straight on disk (an editor that keeps unsaved
+// buffers, ACP fs/*): `read` gives a file's text or an error text; `write` and `remove` return an
+// error text on failure. Paths are absolute (cwd joined).
+struct FileAccess {
+  std::function<Result<std::string>(const std::string& path)> read;
+  std::function<std::optional<std::string>(const std::string& path, const std::string& content)> write;
+  std::function<std::optional<std::string>(const std::string& path)> remove;
+};
+// apply() through `files`; the messages name paths as written in the patch.
+ApplyResult apply(const Patch& patch, const std::string& cwd, const FileAccess& files);
+
+// The absolute paths of the files an update hunk of `patch` reads.
+std::vector<std::string> files_read(const Patch& patch, const std::string& cwd);
 
 // The standalone CLI (`--llmx-run-as-apply-patch <PATCH>`): parse, then apply; parse errors are
 // printed with ParseError::cli_display() and exit code 1.

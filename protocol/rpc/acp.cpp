@@ -480,4 +480,16 @@ ReviewDecision decision_of(const std::optional<json::Element>& result) {
   return ReviewDecision::denied;
 }
 
+std::string read_text_file_params(const std::string& session_id, const std::string& path) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).field("path", path).end_object();
+  return w.take();
+}
+
+std::string write_text_file_params(const std::string& session_id, const std::string& path, const std::string& content) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).field("path", path).field("content", content).end_object();
+  return w.take();
+}
+
 }  // namespace llmx::acp

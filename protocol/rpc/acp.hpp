@@ -80,6 +80,10 @@ struct ClientCapabilities {
 };
 ClientCapabilities read_client_capabilities(const std::optional<RawJson>& capabilities);
 
+// The params of the agent's fs/read_text_file and fs/write_text_file requests.
+std::string read_text_file_params(const std::string& session_id, const std::string& path);
+std::string write_text_file_params(const std::string& session_id, const std::string& path, const std::string& content);
+
 // initialize's result: version 1 whatever was asked (the client decides whether it can speak it).
 std::string initialize_result();
 

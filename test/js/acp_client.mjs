@@ -16,7 +16,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -110,6 +110,8 @@ function validateTraffic() {
     let name = null, value = null;
     if (m.method === 'session/update') [name, value] = ['SessionNotification', m.params];
     else if (m.method === 'session/request_permission') [name, value] = ['RequestPermissionRequest', m.params];
+    else if (m.method === 'fs/read_text_file') [name, value] = ['ReadTextFileRequest', m.params];
+    else if (m.method === 'fs/write_text_file') [name, value] = ['WriteTextFileRequest', m.params];
     else if (m.method) throw new Error(`check failed: the agent sent an unexpected ${m.method}`);
     else if (m.result !== undefined) [name, value] = [results[sent.get(`${agent}:${m.id}`)], m.result];
     else if (m.error) {
@@ -304,6 +306,44 @@ async function run() {
       await agent.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: 'configured' });
     });
   third.stdin.end();
+
+  // An editor that reads and writes files itself: patches go through its buffers (fs/*), so its
+  // unsaved text counts and the disk is left to the editor.
+  const fourth = startAgent();
+  const buffers = new Map();
+  const fsCalls = [];
+  const edited = path.join(ws, 'edited.txt');
+  writeFileSync(edited, 'hello from mock-llm\n');
+  buffers.set(edited, 'hello from mock-llm\nunsaved line\n');
+  const app4 = acp.client({ name: 'llmx-acp-test-4' })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      fsCalls.push(['read', params.path]);
+      if (!buffers.has(params.path)) throw new Error(`no buffer for ${params.path}`);
+      return { content: buffers.get(params.path) };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      fsCalls.push(['write', params.path]);
+      buffers.set(params.path, params.content);
+      return {};
+    });
+  await app4.connectWith(acp.ndJsonStream(Writable.toWeb(fourth.stdin), Readable.toWeb(fourth.stdout)), async (agent) => {
+    await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+    const s = await agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+    await agent.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: 'full-access' });
+    const upd = await agent.request(acp.methods.agent.session.prompt,
+      { sessionId: s.sessionId, prompt: [{ type: 'text', text: '@mock:apply_patch file=edited.txt replace=goodbye' }] });
+    check(upd.stopReason === 'end_turn', 'the patch turn ends', upd);
+    check(fsCalls.some(([k, p]) => k === 'read' && p === edited), 'the patch read the file through the editor', fsCalls);
+    check(buffers.get(edited) === 'goodbye\nunsaved line\n', 'the patch applied to the unsaved buffer', buffers.get(edited));
+    check(readFileSync(edited, 'utf8') === 'hello from mock-llm\n', 'the disk is left to the editor');
+    const added = path.join(ws, 'added-by-agent.txt');
+    await agent.request(acp.methods.agent.session.prompt,
+      { sessionId: s.sessionId, prompt: [{ type: 'text', text: '@mock:apply_patch file=added-by-agent.txt' }] });
+    check(buffers.get(added) === 'hello from mock-llm\n', 'a new file was written through the editor', [...buffers.keys()]);
+    check(!existsSync(added), 'and not behind its back on disk');
+  });
+  fourth.stdin.end();
   const validated = validateTraffic();
   console.log(`ok: ${checks} checks; ${validated} agent messages match the ACP schema`);
 }

@@ -375,3 +375,39 @@ TEST_CASE("patch paths: join and lexical normalisation") {
   CHECK(normalize_path("/../x") == "/x");
   CHECK(normalize_path("/") == "/");
 }
+
+TEST_CASE("patch apply: through a client's files (ACP fs/*) the buffers are read and written, not the disk") {
+  std::map<std::string, std::string> buffers{{"/w/upd.txt", "one\ntwo\nunsaved\n"}, {"/w/old.txt", "old\n"}};
+  std::vector<std::string> removed;
+  patch::FileAccess files;
+  files.read = [&](const std::string& path) {
+    auto it = buffers.find(path);
+    return it != buffers.end() ? patch::Result<std::string>::ok(it->second) : patch::Result<std::string>::fail("not open");
+  };
+  files.write = [&](const std::string& path, const std::string& content) -> std::optional<std::string> {
+    if (path.ends_with("refused.txt")) return std::string("read-only buffer");
+    buffers[path] = content;
+    return std::nullopt;
+  };
+  files.remove = [&](const std::string& path) -> std::optional<std::string> {
+    removed.push_back(path);
+    return std::nullopt;
+  };
+  Patch p = parsed(
+      "*** Update File: upd.txt\n@@\n one\n-two\n+TWO\n"
+      "*** Update File: old.txt\n*** Move to: new.txt\n@@\n-old\n+new\n"
+      "*** Add File: added.txt\n+hi\n");
+  CHECK(patch::files_read(p, "/w") == std::vector<std::string>{"/w/upd.txt", "/w/old.txt"});
+  ApplyResult r = patch::apply(p, "/w", files);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text == "Success. Updated the following files:\nA added.txt\nM upd.txt\nM new.txt\n");
+  CHECK(buffers["/w/upd.txt"] == "one\nTWO\nunsaved\n");
+  CHECK(buffers["/w/new.txt"] == "new\n");
+  CHECK(buffers["/w/added.txt"] == "hi\n");
+  CHECK(removed == std::vector<std::string>{"/w/old.txt"});
+
+  auto missing = patch::apply(parsed("*** Update File: closed.txt\n@@\n-a\n+b\n"), "/w", files);
+  CHECK(missing.stderr_text == "Failed to read file to update closed.txt: not open\n");
+  auto refused = patch::apply(parsed("*** Add File: refused.txt\n+x\n"), "/w", files);
+  CHECK(refused.stderr_text == "Failed to write file refused.txt: read-only buffer\n");
+}
