@@ -65,10 +65,12 @@ struct TaskSpec {
   std::vector<UserInput> input;       // the user input that starts the task
   bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
   bool first_task = false;            // the conversation's first: it reports MCP servers' start-up
-  FileDelegate files;                 // patches read and write through this client, when set
+  // Patches read and write through this client, when set. Not serialised: a task runs beside its
+  // conversation (the conversation spawns its executor), so TaskSpec never leaves the process.
+  FileDelegate files;
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
               v("history", s.history); v("input", s.input); v("compact_only", s.compact_only);
-              v("first_task", s.first_task); v("files", s.files))
+              v("first_task", s.first_task))
 };
 
 // User input that arrives while a task runs; it joins the task's next model request.
