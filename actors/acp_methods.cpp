@@ -42,10 +42,6 @@ std::optional<Config> session_config(session_ptr self, const Reply<R>& reply, co
 std::string open_session(session_ptr self, const std::string& id, const conversation_actor& conv, const Config& cfg) {
   remember(self, id, conv);
   subscribe(self, conv);
-  // An editor that reads and writes files itself gets the patches' reads and writes, so what it
-  // has unsaved counts and its buffers follow the agent's edits.
-  if (self->state.acp_caps.read_text_file && self->state.acp_caps.write_text_file)
-    self->send(conv, FileDelegate{caf::actor_cast<caf::strong_actor_ptr>(self), id});
   auto mode = acp::mode_of(enum_name(cfg.approval_policy), enum_name(cfg.sandbox_policy.mode));
   self->state.acp_sessions[id] = AcpSession{conv, mode, cfg.approval_policy, cfg.sandbox_policy, std::nullopt, std::nullopt};
   return mode;
@@ -137,6 +133,10 @@ void prompt(session_ptr self, acp::PromptParams p, RawReply reply) {
   s.turn.emplace(p.sessionId);
   UserInputOp input{{TextInput{std::move(text)}}, true, true};
   auto id = p.sessionId;
+  // An editor that reads and writes files itself gets this turn's patch reads and writes, so what
+  // it has unsaved counts and its buffers follow the agent's edits.
+  if (self->state.acp_caps.read_text_file && self->state.acp_caps.write_text_file)
+    self->send(s.conversation, FileDelegate{caf::actor_cast<caf::strong_actor_ptr>(self), id});
   self->request(s.conversation, caf::infinite, submit_atom::value, Submission{"", std::move(input)})
       .then(
           [=](const std::string& sub) {
@@ -205,12 +205,17 @@ void acp_file_io(session_ptr self, FileIo io, caf::typed_response_promise<FileIo
     if (--*left == 0) promise.deliver(std::move(*done));
   };
   std::string lines;
-  auto ask = [&](const std::string& path, std::string method, std::string params, bool is_read) {
+  auto session_id = io.session_id;
+  auto ask = [&](const std::string& path, std::string method, std::string params, bool is_read,
+                 std::string written = {}) {
     PendingApproval pending;
     pending.on_reply = [=](const std::optional<json::Element>& result, const std::string& error) mutable {
       if (!result) {
         done->errors[path] = error;
-      } else if (is_read) {
+      } else if (!is_read) {  // the prompt's diffs show what the editor now has
+        auto s = self->state.acp_sessions.find(session_id);
+        if (s != self->state.acp_sessions.end() && s->second.turn) s->second.turn->wrote(path, written);
+      } else {
         std::string_view content;
         if (result->is_object() && (*result)["content"].get_string().get(content) == simdjson::SUCCESS)
           done->texts[path] = std::string(content);
@@ -223,7 +228,7 @@ void acp_file_io(session_ptr self, FileIo io, caf::typed_response_promise<FileIo
   };
   for (const auto& path : io.reads) ask(path, "fs/read_text_file", acp::read_text_file_params(io.session_id, path), true);
   for (const auto& [path, content] : io.writes)
-    ask(path, "fs/write_text_file", acp::write_text_file_params(io.session_id, path, content), false);
+    ask(path, "fs/write_text_file", acp::write_text_file_params(io.session_id, path, content), false, content);
   write(self, std::move(lines));
 }
 

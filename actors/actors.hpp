@@ -226,7 +226,8 @@ using conversation_actor = caf::typed_actor<
     caf::replies_to<interrupt_atom>::with<bool>,
     // The running turn's id, "" when idle (a v2 thread's status).
     caf::replies_to<status_atom>::with<std::string>,
-    // From a client that edits files itself: later turns' patches go through it (see FileDelegate).
+    // From a client that edits files itself, before its input: that turn's patches go through it
+    // (see FileDelegate).
     caf::reacts_to<FileDelegate>,
     // From the running turn executor: events to record and fan out, in order.
     caf::reacts_to<std::vector<Event>>,

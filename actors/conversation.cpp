@@ -121,7 +121,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
   if (interactive) spec.config.interactive_approvals = *interactive;        // this turn's only
   spec.first_task = std::exchange(self->state.first_task, false);
-  spec.files = self->state.files;
+  spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
 }
 
@@ -168,6 +168,14 @@ rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
   return meta;
 }
 
+// The events an op causes, after the op's reply (DECISIONS P10): they come back through this
+// mailbox, behind the reply; anything asked of the conversation later sees them recorded.
+void emit_after_reply(conversation_ptr self, Event ev) {
+  std::vector<Event> one;
+  one.push_back(std::move(ev));
+  self->send(caf::actor_cast<conversation_actor>(self), std::move(one));
+}
+
 // v2 turn/steer: the input joins the running turn, whose id must be the expected one.
 caf::result<std::string> steer_turn(conversation_ptr self, SteerOp op) {
   auto& st = self->state;
@@ -188,9 +196,13 @@ caf::result<std::string> roll_back(conversation_ptr self, const std::string& sub
   if (n == 0) return refuse(Refusal::request, "num_turns must be >= 1");
   if (st.task) return refuse(Refusal::request, "Cannot rollback while a turn is in progress.");
   if (st.rollout_path.empty()) return refuse(Refusal::request, "thread rollback requires persisted thread history");
+  // A compaction summarised the turns before it: they cannot come back one by one, so a rollback
+  // stops there. The marker records the turns really dropped, so every reader drops the same.
+  n = static_cast<uint32_t>(std::min<size_t>(n, st.turn_starts.size()));
+  if (n == 0) return refuse(Refusal::request, "no turn to roll back since the thread was last compacted");
   st.history.resize(rollout::rollback_cut(st.history, st.turn_starts, n));
-  st.turn_starts.resize(st.turn_starts.size() - std::min<size_t>(n, st.turn_starts.size()));
-  emit(self, Event{sub_id, ThreadRolledBackEvent{n}});
+  st.turn_starts.resize(st.turn_starts.size() - n);
+  emit_after_reply(self, Event{sub_id, ThreadRolledBackEvent{n}});
   return sub_id;
 }
 
@@ -199,7 +211,12 @@ caf::result<std::string> set_name(conversation_ptr self, const std::string& sub_
   auto trimmed = text::trim_view(name);
   if (trimmed.empty()) return refuse(Refusal::request, "thread name must not be empty");
   if (st.rollout_path.empty()) return refuse(Refusal::request, "Session persistence is disabled; cannot rename thread.");
-  emit(self, Event{sub_id, ThreadNameUpdatedEvent{st.id, std::string(trimmed)}});
+  emit_after_reply(self, Event{sub_id, ThreadNameUpdatedEvent{st.id, std::string(trimmed)}});
+  RolloutAppend a;  // after the event's line: the listing shows the title
+  a.home = st.config.llmx_home;
+  a.path = st.rollout_path;
+  a.name = std::string(trimmed);
+  self->send(st.store, std::move(a));
   return sub_id;
 }
 
@@ -250,7 +267,6 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
                                              self->state.config.approval_timeout_ms);
   self->set_down_handler([=](caf::down_msg& dm) {
-    if (self->state.files.client && dm.source == self->state.files.client->address()) self->state.files = {};
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
                               [&](const event_sink_actor& s) { return s.address() == dm.source; }),
@@ -275,17 +291,25 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       [=](submit_atom, Submission& sub) -> caf::result<std::string> {
         auto& st = self->state;
         if (sub.id.empty()) sub.id = std::to_string(st.next_sub++);
-        if (st.shutting_down) return std::string();  // refused: nothing would run it
+        if (st.shutting_down) {
+          if (sub.op.is<SteerOp>() || sub.op.is<ThreadRollbackOp>() || sub.op.is<SetThreadNameOp>())
+            return refuse(Refusal::request, "the thread is shutting down");
+          return std::string();  // refused: nothing would run it
+        }
         if (auto* steer = sub.op.get_if<SteerOp>()) return steer_turn(self, std::move(*steer));
         if (auto* back = sub.op.get_if<ThreadRollbackOp>()) return roll_back(self, sub.id, back->num_turns);
         if (auto* name = sub.op.get_if<SetThreadNameOp>()) return set_name(self, sub.id, name->name);
         if (auto* in = sub.op.get_if<UserInputOp>()) {
           if (in->items.empty()) return sub.id;
-          if (st.task && in->exclusive.value_or(false)) return std::string();  // busy: refused
+          if (st.task && in->exclusive.value_or(false)) {  // busy: refused
+            st.files = {};
+            return std::string();
+          }
           if (st.task)
             self->send(*st.task, InjectInput{std::move(in->items)});
           else
             start_task(self, sub.id, std::move(in->items), false, std::nullopt, in->interactive);
+          st.files = {};  // a file delegate came for a turn of its own: none started, none kept
         } else if (auto* turn = sub.op.get_if<UserTurnOp>()) {
           apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
                                                           turn->model, turn->effort, turn->summary});
@@ -337,11 +361,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         subs.push_back(std::move(sink));
         ++self->state.releases;  // a client came back: no unload
       },
-      [=](FileDelegate& d) {
-        auto& st = self->state;
-        st.files = std::move(d);
-        if (st.files.client) self->monitor(st.files.client);
-      },
+      [=](FileDelegate& d) { self->state.files = std::move(d); },
       [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
       [=](interrupt_atom) -> bool {
         if (!self->state.task) return false;

@@ -30,7 +30,7 @@ struct ProxyState {
   bool shutting_down = false;
   bool placing = false;
   bool released = false;  // the remote conversation was released: a new local sink subscribes again
-  FileDelegate files;     // passed on to every conversation this proxy stands for
+
   uint64_t next_flight = 0;
   std::map<uint64_t, InFlight> in_flight;  // forwarded ops not answered yet
   std::vector<InFlight> waiting;           // ops that arrived while the conversation had no node
@@ -51,7 +51,6 @@ void attach_remote(proxy_ptr self, conversation_actor remote, std::string node) 
   st.start.node = std::move(node);
   self->monitor(st.remote);
   self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-  if (st.files.client) self->send(st.remote, st.files);
 }
 
 void finish_shutdown(proxy_ptr self, const std::string& id) {
@@ -242,10 +241,8 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
                   [=](caf::error&) mutable { promise.deliver(false); });
         return promise;
       },
-      [=](FileDelegate& d) {
-        auto& st = self->state;
-        st.files = d;
-        if (st.remote) self->send(st.remote, std::move(d));
+      [=](FileDelegate& d) {  // for the next turn: it goes wherever that turn's input goes
+        if (self->state.remote) self->send(self->state.remote, std::move(d));
       },
       [=](status_atom) -> caf::result<std::string> {
         auto& st = self->state;

@@ -28,8 +28,9 @@ struct ConversationEvents {
 };
 
 // A client that edits files itself (ACP `fs/*`, so unsaved editor buffers count): the patches of
-// a conversation read and write through `client` (a session actor, which answers FileIo) for its
-// session `session_id`. An empty `client` ends it.
+// the conversation's next turn read and write through `client` (a session actor, which answers
+// FileIo) for its session `session_id`. Sent right before that turn's input; other clients' turns
+// keep editing the disk.
 struct FileDelegate {
   caf::strong_actor_ptr client;
   std::string session_id;
@@ -144,11 +145,14 @@ struct RolloutAppend {
   std::optional<rollout::SessionMeta> meta;
   // The first user message was just recorded: the thread becomes listable with this preview.
   std::optional<std::string> first_user_message;
+  // The thread was renamed: its index record carries the title from now on (thread/list).
+  std::optional<std::string> name;
   bool sync = false;               // fsync once these lines are written
   bool close = false;              // the conversation has ended: the store lets go of the file
   caf::strong_actor_ptr owner;     // told RolloutFailed when the file cannot be written
   LLMX_FIELDS(v("home", s.home); v("path", s.path); v("lines", s.lines); v("meta", s.meta);
-              v("first_user_message", s.first_user_message); v("sync", s.sync); v("close", s.close);
+              v("first_user_message", s.first_user_message); v("name", s.name); v("sync", s.sync);
+              v("close", s.close);
               v("owner", s.owner))
 };
 

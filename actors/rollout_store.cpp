@@ -127,6 +127,18 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
             st.records.erase(it);  // listable now: nothing more to add to its record
           }
         }
+        if (a.name) {  // a rename: the index record gets the title (the file's lines first)
+          if (auto it = st.records.find(a.path); it != st.records.end()) {
+            it->second.name = a.name;  // not listable yet: the record waits for its first message
+          } else {
+            write_batch(self);
+            if (auto head = threads::read_rollout_head(a.path)) {
+              auto rec = threads::record_from_head(*head, std::filesystem::path(a.path).filename().string());
+              rec.name = a.name;
+              st.index_records.emplace_back(a.path, std::move(rec));
+            }
+          }
+        }
         if (a.close) {  // the conversation has ended: write its lines now and let the file go
           write_batch(self);
           report(self, st.writer.close(a.path));

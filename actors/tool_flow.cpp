@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -249,10 +250,24 @@ ToolFlow::Step ToolFlow::on_approval(const ApprovalReply& reply, std::vector<Eve
 }
 
 ToolFlow::Step ToolFlow::start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events) {
-  auto verified = patch::verify(p, cwd);
+  if (ctx_.files_through_client) {  // the editor's buffers are the files: read them first
+    pending_patch_.emplace(p, cwd);
+    phase_ = Phase::patch_read;
+    FileIo io;
+    io.reads = patch::files_read(p, cwd);
+    if (io.reads.empty()) return on_files(FileIoDone{}, events);
+    return Files{std::move(io)};
+  }
+  return decide_patch(patch::verify(p, cwd), events);
+}
+
+// The patch checked against the files: rejected, asked about, or applied.
+ToolFlow::Step ToolFlow::decide_patch(patch::Result<patch::Verified> verified, std::vector<EventMsg>& events) {
+  phase_ = Phase::done;
   if (!verified) return Done{verified.error, false};  // already "apply_patch verification failed: ..."
   patch_ = std::move(*verified);
-  bool writable = patch_paths_writable(p, cwd, ctx_.sandbox);
+  const auto& p = patch_->patch;
+  bool writable = patch_paths_writable(p, patch_->cwd, ctx_.sandbox);
   auto safety = sandbox::assess_patch_safety(ctx_.approval, ctx_.sandbox, p.hunks.empty(), writable,
                                              ctx_.sandbox_available);
   using K = sandbox::PatchSafety::Kind;
@@ -277,51 +292,64 @@ ToolFlow::Step ToolFlow::apply_patch_now(bool user_approved, std::vector<EventMs
   events.push_back(PatchApplyBeginEvent{call_.call_id, !user_approved, patch_->changes});
   diffs_.on_patch_begin(patch_->changes);
   patch_started_ = std::chrono::steady_clock::now();
-  if (ctx_.files_through_client) {  // the editor's buffers: read through the client first
-    phase_ = Phase::patch_read;
-    FileIo io;
-    io.reads = patch::files_read(patch_->patch, patch_->cwd);
-    if (!io.reads.empty()) return Files{std::move(io)};
-    return on_files(FileIoDone{}, events);
+  if (!ctx_.files_through_client) return patch_applied(patch::apply(patch_->patch, patch_->cwd), events);
+  // Applied to the snapshot the client read; later hunks see what earlier ones wrote or removed.
+  FileIo writes;
+  patch::FileAccess files;
+  files.read = [&](const std::string& path) {
+    if (auto w = writes.writes.find(path); w != writes.writes.end()) return patch::Result<std::string>::ok(w->second);
+    if (std::find(patch_removals_.begin(), patch_removals_.end(), path) != patch_removals_.end())
+      return patch::Result<std::string>::fail("it was deleted by this patch");
+    if (auto it = snapshot_.find(path); it != snapshot_.end()) return patch::Result<std::string>::ok(it->second);
+    return patch::Result<std::string>::fail("the client did not read it");
+  };
+  files.write = [&](const std::string& path, const std::string& content) -> std::optional<std::string> {
+    std::erase(patch_removals_, path);
+    writes.writes[path] = content;
+    return std::nullopt;
+  };
+  files.remove = [&](const std::string& path) -> std::optional<std::string> {
+    writes.writes.erase(path);
+    patch_removals_.push_back(path);
+    return std::nullopt;
+  };
+  auto result = patch::apply(patch_->patch, patch_->cwd, files);
+  if (result.exit_code != 0) return patch_applied(result, events);
+  if (writes.writes.empty()) {  // deletions only
+    remove_files(patch_removals_, result);
+    return patch_applied(result, events);
   }
-  return patch_applied(patch::apply(patch_->patch, patch_->cwd), events);
+  phase_ = Phase::patch_write;
+  patch_result_ = std::move(result);
+  return Files{std::move(writes)};
 }
 
-// Through the client: the texts read become the patched texts to write (deletions wait until
-// the writes succeeded); then the outcome.
+// The client's answer: the texts a patch reads (then it is verified against them), or how the
+// writes went (then deletions happen here and the outcome is reported).
 ToolFlow::Step ToolFlow::on_files(const FileIoDone& done, std::vector<EventMsg>& events) {
-  if (phase_ == Phase::patch_read) {
-    FileIo writes;
-    patch::FileAccess files;
-    files.read = [&](const std::string& path) {
-      if (auto it = done.texts.find(path); it != done.texts.end()) return patch::Result<std::string>::ok(it->second);
-      auto err = done.errors.find(path);
-      return patch::Result<std::string>::fail(err != done.errors.end() ? err->second : "the client did not read it");
-    };
-    files.write = [&](const std::string& path, const std::string& content) -> std::optional<std::string> {
-      writes.writes[path] = content;
-      return std::nullopt;
-    };
-    files.remove = [&](const std::string& path) -> std::optional<std::string> {
-      patch_removals_.push_back(path);
-      return std::nullopt;
-    };
-    auto result = patch::apply(patch_->patch, patch_->cwd, files);
-    if (result.exit_code != 0 || writes.writes.empty()) {
-      phase_ = Phase::done;
-      if (result.exit_code == 0) remove_files(patch_removals_, result);
-      return patch_applied(result, events);
-    }
-    phase_ = Phase::patch_write;
-    patch_result_ = std::move(result);
-    return Files{std::move(writes)};
+  auto failure = [&](const std::string& path) -> std::string {
+    auto err = done.errors.find(path);
+    if (err == done.errors.end()) err = done.errors.find("*");
+    return err != done.errors.end() ? err->second : "the client did not read it";
+  };
+  if (phase_ == Phase::patch_read && pending_patch_) {
+    snapshot_ = done.texts;
+    auto [p, cwd] = std::move(*pending_patch_);
+    pending_patch_.reset();
+    auto verified = patch::verify(p, cwd, [&](const std::string& path) {
+      if (auto it = snapshot_.find(path); it != snapshot_.end()) return patch::Result<std::string>::ok(it->second);
+      return patch::Result<std::string>::fail(failure(path));
+    });
+    return decide_patch(std::move(verified), events);
   }
   if (phase_ != Phase::patch_write) return Done{"internal error: unexpected file answer", false};
   phase_ = Phase::done;
   auto result = std::move(*patch_result_);
   if (!done.errors.empty()) {
     const auto& [path, err] = *done.errors.begin();
-    result = patch::ApplyResult{1, "", "Failed to write file " + path + ": " + err + "\n"};
+    result = patch::ApplyResult{1, "", (path == "*" ? "Failed to write the patched files: " + err
+                                                    : "Failed to write file " + path + ": " + err) +
+                                           "\n"};
   } else {
     remove_files(patch_removals_, result);
   }

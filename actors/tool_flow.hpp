@@ -95,6 +95,7 @@ class ToolFlow {
   Step start_patch(const patch::Patch& p, const std::string& cwd, std::vector<EventMsg>& events);
   Step run(bool sandboxed, std::vector<EventMsg>& events);
   Step finish_exec(const ExecDone& done, std::vector<EventMsg>& events);
+  Step decide_patch(patch::Result<patch::Verified> verified, std::vector<EventMsg>& events);
   Step apply_patch_now(bool user_approved, std::vector<EventMsg>& events);
   Step patch_applied(const patch::ApplyResult& result, std::vector<EventMsg>& events);
   Step refuse(std::string_view what, std::vector<EventMsg>& events);
@@ -119,8 +120,13 @@ class ToolFlow {
   // apply_patch
   std::optional<patch::Verified> patch_;
   std::chrono::steady_clock::time_point patch_started_;
-  std::optional<patch::ApplyResult> patch_result_;  // through the client: the outcome once written
-  std::vector<std::string> patch_removals_;         // through the client: deleted here once written
+  // Through the client (ACP fs/*): the patch waiting for its files, their texts as the client
+  // read them (verified, approved and applied against this one snapshot), the outcome once
+  // written, and the files deleted here once the writes succeeded.
+  std::optional<std::pair<patch::Patch, std::string>> pending_patch_;
+  std::map<std::string, std::string> snapshot_;
+  std::optional<patch::ApplyResult> patch_result_;
+  std::vector<std::string> patch_removals_;
   // MCP
   std::optional<McpTools::Target> mcp_target_;
   McpInvocation mcp_invocation_;

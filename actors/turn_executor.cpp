@@ -30,6 +30,7 @@ struct TurnExecutorState {
   std::string sub_id;
   FileDelegate files;  // the client patches read and write through, when set
   std::vector<Event> outbox;  // events of the current message, sent as one batch
+  std::vector<std::vector<UserInput>> early_input;  // injected before the loop started
   static inline const char* name = "llmx.turn_executor";
 };
 
@@ -164,6 +165,7 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
 // Starts the loop once the task's tools are known.
 void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
   self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
+  for (auto& input : std::exchange(self->state.early_input, {})) self->state.loop->inject(std::move(input));
   TaskLoop::Steps steps;
   // Interrupted while MCP servers were starting: the task ends before its first request.
   if (self->state.interrupted)
@@ -244,7 +246,10 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_mcp_progress(std::move(p.message), out); });
       },
       [=](InjectInput& in) {
-        if (self->state.loop) self->state.loop->inject(std::move(in.items));
+        if (self->state.loop)
+          self->state.loop->inject(std::move(in.items));
+        else  // still waiting for MCP servers: the loop takes it when it starts
+          self->state.early_input.push_back(std::move(in.items));
       },
       [=](ModelEvents& batch) {
         run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_model_events(batch.seq, batch.events, out); });

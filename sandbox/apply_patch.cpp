@@ -282,6 +282,13 @@ std::string normalize_path(const std::string& path) {
 }
 
 Result<Verified> verify(const Patch& patch, const std::string& cwd) {
+  return verify(patch, cwd, [](const std::string& path) {
+    auto r = util::read_text(path);
+    return r.data ? Result<std::string>::ok(std::move(*r.data)) : Result<std::string>::fail(r.error);
+  });
+}
+
+Result<Verified> verify(const Patch& patch, const std::string& cwd, const ReadText& read) {
   const std::string prefix = "apply_patch verification failed: ";
   Verified v;
   v.patch = patch;
@@ -293,20 +300,19 @@ Result<Verified> verify(const Patch& patch, const std::string& cwd) {
         v.changes.insert_or_assign(abs, FileChange{FileAdd{h.contents}});
         break;
       case Hunk::remove: {
-        auto r = util::read_text(abs);
-        if (!r.data) return Result<Verified>::fail(prefix + "Failed to read " + abs + ": " + r.error);
-        v.changes.insert_or_assign(abs, FileChange{FileDelete{std::move(*r.data)}});
+        auto r = read(abs);
+        if (!r) return Result<Verified>::fail(prefix + "Failed to read " + abs + ": " + r.error);
+        v.changes.insert_or_assign(abs, FileChange{FileDelete{std::move(*r)}});
         break;
       }
       case Hunk::update: {
-        auto old_text = util::read_text(abs);
-        if (!old_text.data)
-          return Result<Verified>::fail(prefix + "Failed to read file to update " + abs + ": " +
-                                        old_text.error);
-        auto updated = apply_chunks(*old_text.data, h.chunks, abs);
+        auto old_text = read(abs);
+        if (!old_text)
+          return Result<Verified>::fail(prefix + "Failed to read file to update " + abs + ": " + old_text.error);
+        auto updated = apply_chunks(*old_text, h.chunks, abs);
         if (!updated) return Result<Verified>::fail(prefix + updated.error);
         FileUpdate u;
-        u.unified_diff = unified_diff(*old_text.data, *updated, 1);
+        u.unified_diff = unified_diff(*old_text, *updated, 1);
         if (h.move_path) u.move_path = join_path(cwd, *h.move_path);
         v.changes.insert_or_assign(abs, FileChange{std::move(u)});
         break;
@@ -390,7 +396,7 @@ ApplyResult apply(const Patch& patch, const std::string& cwd, const FileAccess& 
 std::vector<std::string> files_read(const Patch& patch, const std::string& cwd) {
   std::vector<std::string> out;
   for (const auto& h : patch.hunks)
-    if (h.kind == Hunk::update) out.push_back(join_path(cwd, h.path));
+    if (h.kind != Hunk::add) out.push_back(join_path(cwd, h.path));
   return out;
 }
 

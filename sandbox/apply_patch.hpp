@@ -89,6 +89,9 @@ struct Verified {
   std::string cwd;
 };
 Result<Verified> verify(const Patch& patch, const std::string& cwd);
+// verify() against texts `read` gives (an editor's buffers) instead of the disk.
+using ReadText = std::function<Result<std::string>(const std::string& path)>;
+Result<Verified> verify(const Patch& patch, const std::string& cwd, const ReadText& read);
 
 // §8.4: applies the hunks in order (not atomic: earlier hunks stay applied after a failure).
 // Success: exit 0, stdout "Success. Updated the following files:\nA ..\nM ..\nD ..\n".
@@ -110,7 +113,7 @@ struct FileAccess {
 // apply() through `files`; the messages name paths as written in the patch.
 ApplyResult apply(const Patch& patch, const std::string& cwd, const FileAccess& files);
 
-// The absolute paths of the files an update hunk of `patch` reads.
+// The absolute paths of the files `patch` reads: those its update and delete hunks name.
 std::vector<std::string> files_read(const Patch& patch, const std::string& cwd);
 
 // The standalone CLI (`--llmx-run-as-apply-patch <PATCH>`): parse, then apply; parse errors are

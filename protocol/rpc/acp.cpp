@@ -32,7 +32,9 @@ std::string_view command_kind(const std::vector<ParsedCommand>& parsed) {
 
 // The files a patch touches, as tool-call content (diffs) and locations. `applied`: the patch is
 // done, so an updated file shows as old and new text (its unified diff otherwise).
-void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes, bool applied = false) {
+// `written`: texts a patch wrote through the editor, which stand for the file's current text.
+void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& changes, bool applied = false,
+                  const std::map<std::string, std::string>* written = nullptr) {
   w.key("content").begin_array();
   for (const auto& [path, change] : changes) {
     if (const auto* add = change.get_if<FileAdd>()) {
@@ -41,7 +43,8 @@ void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& chan
     } else if (const auto* update = change.get_if<FileUpdate>()) {
       const auto& target = update->move_path.value_or(path);
       std::optional<std::string> now, old;
-      if (applied && (now = files::read(target))) old = undo_unified_diff(*now, update->unified_diff);
+      if (applied && written && written->count(target)) now = written->at(target);
+      if (applied && (now || (now = files::read(target)))) old = undo_unified_diff(*now, update->unified_diff);
       if (old) {
         w.begin_object().field("type", "diff").field("path", target).field("oldText", *old).field("newText", *now).end_object();
       } else {
@@ -300,7 +303,7 @@ void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
     open_.erase(pe->call_id);
     if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
       // The whole list again (an update replaces it), updated files now as old and new text.
-      if (pe->success) patch_fields(w, it->second, true);
+      if (pe->success) patch_fields(w, it->second, true, &written_);
       edits_.erase(it);
     }
     w.end_object();

@@ -143,6 +143,9 @@ class AcpTurn {
   // refusal); nullopt while it goes on. `error` is set when it failed.
   std::optional<std::string> stop_reason(const Event& ev);
   const std::optional<std::string>& error() const { return error_; }
+  // A patch of this turn wrote this text through the editor (fs/write_text_file): its diff shows
+  // that text, not the disk's (which the editor may not have saved).
+  void wrote(const std::string& path, std::string text) { written_[path] = std::move(text); }
 
  private:
   std::string update(std::string_view body_json) const;
@@ -154,6 +157,7 @@ class AcpTurn {
   std::set<std::string> open_;  // tool calls begun (or asked about) and not ended
   std::optional<std::string> error_;
   std::optional<std::string> cut_;  // max_tokens or refusal: the model did not finish its answer
+  std::map<std::string, std::string> written_;  // texts written through the editor, by path
 };
 
 // The text a unified diff (`@@ -a,b +c,d @@` hunks) was made from, given the text it produced;

@@ -26,6 +26,7 @@ Thread thread_of(const threads::ThreadSummary& s, const std::string& default_pro
   t.cliVersion = s.cli_version;
   t.source = source_of(s.source);
   if (s.git) t.gitInfo = GitInfo{s.git->commit_hash, s.git->branch, s.git->repository_url};
+  if (s.name) t.name = *s.name;
   return t;
 }
 

@@ -218,6 +218,7 @@ std::string encode_index_record(const IndexRecord& r) {
     }
     w.field("user", r.has_user_message);
     w.field("preview", r.preview);
+    if (r.name) w.field("name", *r.name);
     if (r.size) w.field("size", *r.size);
   }
   w.end_object();
@@ -251,6 +252,7 @@ std::optional<IndexRecord> decode_index_record(std::string_view line) {
     if (auto g = json::get(o, "git")) r.git = json::from_json<rollout::GitInfo>(*g);
     r.has_user_message = json::get_bool(o, "user").value_or(false);
     r.preview = str("preview");
+    if (auto n = json::get_string(o, "name")) r.name = std::string(*n);
     r.size = json::get_int(o, "size");
     return r;
   } catch (const std::exception&) {

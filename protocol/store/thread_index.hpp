@@ -74,6 +74,7 @@ struct IndexRecord {
   std::optional<rollout::GitInfo> git;
   bool has_user_message = false;
   std::string preview;
+  std::optional<std::string> name;  // the title thread/name/set gave it (a repair forgets it)
   // Size of the file when the record was derived from it (absent in the writer's records). A
   // record that is not listable is re-checked against the file when its size differs.
   std::optional<int64_t> size;

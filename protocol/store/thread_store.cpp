@@ -153,6 +153,7 @@ ThreadSummary make_summary(const std::string& path, const IndexRecord& rec,
   s.cli_version = rec.cli_version;
   s.git = rec.git;
   s.archived = archived;
+  s.name = rec.name;
   return s;
 }
 

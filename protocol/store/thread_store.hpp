@@ -53,11 +53,13 @@ struct ThreadSummary {
   std::string cli_version;
   std::optional<rollout::GitInfo> git;
   bool archived = false;
+  std::optional<std::string> name;  // the user's title, as the index knows it
   // One field list: CAF carries these between the store actor and sessions.
   LLMX_FIELDS(v("id", s.id); v("path", s.path); v("preview", s.preview); v("created_at", s.created_at);
               v("updated_at", s.updated_at); v("created_unix", s.created_unix);
               v("updated_unix", s.updated_unix); v("source", s.source); v("model_provider", s.model_provider);
-              v("cwd", s.cwd); v("cli_version", s.cli_version); v("git", s.git); v("archived", s.archived))
+              v("cwd", s.cwd); v("cli_version", s.cli_version); v("git", s.git); v("archived", s.archived);
+              v("name", s.name))
 };
 
 struct ListQuery {

@@ -67,6 +67,9 @@ TEST_CASE("app-server v2: thread/read shows turns, thread/name/set names the thr
   CHECK(read.str("/result/thread/turns/0/items/1/type") == "agentMessage");
   auto bare = s.call("thread/read", thread_param(thread));
   CHECK(array_size(bare, "/result/thread/turns") == 0);
+  auto listed = s.call("thread/list", "{}");
+  CHECK(listed.str("/result/data/0/name") == "Otter notes");  // the index knows the title
+  CHECK(listed.str("/result/data/0/status/type") == "idle");
 
   auto fork_id = s.c.request("thread/fork", thread_param(thread, R"("model":"forked-model")"));
   auto started = s.c.wait_for([](const Message& m) { return is_method(m, "thread/started"); }, "thread/started", 10s);
@@ -144,6 +147,30 @@ TEST_CASE("app-server v2: thread/rollback drops the last turns for the model, th
   CHECK(contains(turns, "ALPHA"));
   CHECK(contains(turns, "DELTA"));
   CHECK_FALSE(contains(turns, "BRAVO"));
+}
+
+TEST_CASE("app-server v2: a rollback stops at the last compaction, which summarised the turns before it") {
+  AppServer s;
+  s.initialize();
+  auto thread = s.start_thread();
+  run_turn(s, thread, "first ALPHA @mock:text deltas=1");
+  run_turn(s, thread, "second BRAVO @mock:text deltas=1");
+  auto before = s.c.log().size();
+  s.call("thread/compact", thread_param(thread));
+  s.c.wait_for([&](const Message& m) { return m.index() >= before && is_method(m, "turn/completed"); }, "compaction");
+  auto none = s.call("thread/rollback", thread_param(thread, R"("numTurns":1)"));
+  CHECK(none.str("/error/message") == "no turn to roll back since the thread was last compacted");
+  run_turn(s, thread, "third CHARLIE @mock:text deltas=1");
+  auto turns_before = array_size(s.call("thread/read", thread_param(thread, R"("includeTurns":true)")), "/result/thread/turns");
+  auto back = s.call("thread/rollback", thread_param(thread, R"("numTurns":5)"));
+  INFO(back.line());
+  REQUIRE_FALSE(back.is_error());
+  CHECK(array_size(back, "/result/thread/turns") == turns_before - 1);  // only the turn since the compaction
+  CHECK_FALSE(contains(back.text("/result/thread/turns"), "CHARLIE"));
+  run_turn(s, thread, "fourth DELTA @mock:text deltas=1");
+  auto seen = last_request(s.mock);
+  CHECK(contains(seen, "ALPHA"));  // the compacted history is intact
+  CHECK_FALSE(contains(seen, "CHARLIE"));
 }
 
 TEST_CASE("app-server v2: turn/steer adds input to the running turn") {

@@ -313,9 +313,11 @@ async function run() {
   const buffers = new Map();
   const fsCalls = [];
   const edited = path.join(ws, 'edited.txt');
-  writeFileSync(edited, 'hello from mock-llm\n');
+  writeFileSync(edited, 'on disk only\n');  // the patch's context is only in the unsaved buffer
   buffers.set(edited, 'hello from mock-llm\nunsaved line\n');
+  const updates4 = [];
   const app4 = acp.client({ name: 'llmx-acp-test-4' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => { updates4.push(params.update); })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       fsCalls.push(['read', params.path]);
       if (!buffers.has(params.path)) throw new Error(`no buffer for ${params.path}`);
@@ -336,7 +338,10 @@ async function run() {
     check(upd.stopReason === 'end_turn', 'the patch turn ends', upd);
     check(fsCalls.some(([k, p]) => k === 'read' && p === edited), 'the patch read the file through the editor', fsCalls);
     check(buffers.get(edited) === 'goodbye\nunsaved line\n', 'the patch applied to the unsaved buffer', buffers.get(edited));
-    check(readFileSync(edited, 'utf8') === 'hello from mock-llm\n', 'the disk is left to the editor');
+    check(readFileSync(edited, 'utf8') === 'on disk only\n', 'the disk is left to the editor');
+    const shown = updates4.filter((u) => u.sessionUpdate === 'tool_call_update' && u.content?.[0]?.type === 'diff').at(-1);
+    check(shown?.content[0].oldText === 'hello from mock-llm\nunsaved line\n' &&
+          shown.content[0].newText === 'goodbye\nunsaved line\n', 'the diff shown is the buffer\'s', shown);
     const added = path.join(ws, 'added-by-agent.txt');
     await agent.request(acp.methods.agent.session.prompt,
       { sessionId: s.sessionId, prompt: [{ type: 'text', text: '@mock:apply_patch file=added-by-agent.txt' }] });
