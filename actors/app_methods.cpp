@@ -58,24 +58,8 @@ void thread_resume(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadOpene
   auto cfg = config_or_error(self, reply);
   if (!cfg) return;
   cfg->session_source = "vscode";
-  ResumeThread req{*cfg, ThreadRef{cfg->llmx_home, p.threadId, {}}, {}};
-  auto opened = v2::opened_result(*cfg);
-  auto home = cfg->llmx_home;
-  self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
-      .then(
-          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            attach_thread(self, sc.session_id, conv);
-            read_v2_thread(
-                self, ThreadRef{home, sc.session_id, sc.rollout_path}, true,
-                [=](v2::Thread t) mutable {
-                  opened.thread = std::move(t);
-                  reply(opened);
-                },
-                [=](RpcError e) { reply(e); });
-          },
-          [=](caf::error& err) {
-            reply(rpc_error_of(err, rpc::kInvalidRequest, "error resuming thread"));
-          });
+  open_stored_thread(self, ResumeThread{*cfg, ThreadRef{cfg->llmx_home, p.threadId, {}}, {}}, false, reply,
+                     "error resuming thread");
 }
 
 void thread_list(session_ptr self, v2::ThreadListParams p, Reply<v2::ThreadListResult> reply) {

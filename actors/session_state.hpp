@@ -186,6 +186,10 @@ void with_live_status(session_ptr self, std::vector<v2::Thread> threads,
                       std::function<void(std::vector<v2::Thread>)> done);
 void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::function<void(v2::Thread)> done,
                     std::function<void(RpcError)> fail);
+// thread/resume and thread/fork: the conversation `req` opens, attached to this session and
+// answered with its turns (`announce`: thread/started follows the reply).
+void open_stored_thread(session_ptr self, ResumeThread req, bool announce, Reply<v2::ThreadOpenedResult> reply,
+                        std::string what);
 // A thread started, resumed or forked through v2 streams to this session (app_methods.cpp).
 void attach_thread(session_ptr self, const std::string& thread_id, const conversation_actor& conv);
 

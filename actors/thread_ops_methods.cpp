@@ -83,6 +83,26 @@ void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::funct
           [=](caf::error&) { read(std::nullopt); });
 }
 
+void open_stored_thread(session_ptr self, ResumeThread req, bool announce, Reply<v2::ThreadOpenedResult> reply,
+                        std::string what) {
+  auto opened = v2::opened_result(req.config);
+  auto home = req.config.llmx_home;
+  self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
+      .then(
+          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+            attach_thread(self, sc.session_id, conv);
+            read_v2_thread(
+                self, ThreadRef{home, sc.session_id, sc.rollout_path}, true,
+                [=](v2::Thread t) mutable {
+                  opened.thread = std::move(t);
+                  reply(opened);  // the reply first, then what it started (P10)
+                  if (announce) notify(self, "thread/started", json::to_json(v2::ThreadResult{opened.thread}));
+                },
+                [=](RpcError e) { reply(e); });
+          },
+          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, what)); });
+}
+
 namespace {
 
 void thread_read(session_ptr self, v2::ThreadReadParams p, Reply<v2::ThreadResult> reply) {
@@ -104,22 +124,7 @@ void thread_fork(session_ptr self, v2::ThreadForkParams p, Reply<v2::ThreadOpene
     req.ref.path = *p.path;
   else
     req.ref.id = p.threadId;
-  auto opened = v2::opened_result(*cfg);
-  auto home = cfg->llmx_home;
-  self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
-      .then(
-          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            attach_thread(self, sc.session_id, conv);
-            read_v2_thread(
-                self, ThreadRef{home, sc.session_id, sc.rollout_path}, true,
-                [=](v2::Thread t) mutable {
-                  opened.thread = std::move(t);
-                  reply(opened);  // the reply first, then what it started (P10)
-                  notify(self, "thread/started", json::to_json(v2::ThreadResult{opened.thread}));
-                },
-                [=](RpcError e) { reply(e); });
-          },
-          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidRequest, "error forking thread")); });
+  open_stored_thread(self, std::move(req), true, reply, "error forking thread");
 }
 
 void thread_unarchive(session_ptr self, v2::ThreadIdParams p, Reply<v2::ThreadResult> reply) {
