@@ -108,9 +108,10 @@ void list_sessions(session_ptr self, acp::ListSessionsParams p, RawReply reply) 
   threads::ListQuery q;
   q.page_size = 50;
   q.cursor = p.cursor;
+  q.cwd = p.cwd;  // filtered by the store, so a page is full whatever the folder
   self->request(self->state.store, caf::infinite, ListThreads{cfg->llmx_home, q})
       .then(
-          [=](ThreadPage& page) { reply(RawJson{acp::list_sessions_result(page.page, p.cwd)}); },
+          [=](ThreadPage& page) { reply(RawJson{acp::list_sessions_result(page.page)}); },
           [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInvalidParams, "cannot list sessions")); });
 }
 

@@ -207,12 +207,11 @@ std::string load_session_result(std::string_view mode) {
   return w.take();
 }
 
-std::string list_sessions_result(const threads::ListPage& page, const std::optional<std::string>& cwd) {
+std::string list_sessions_result(const threads::ListPage& page) {
   json::Writer w;
   w.begin_object().key("sessions").begin_array();
   for (const auto& t : page.items) {
-    if (cwd && t.cwd != *cwd) continue;
-    w.begin_object().field("sessionId", t.id).field("cwd", t.cwd).field("title", t.preview);
+    w.begin_object().field("sessionId", t.id).field("cwd", t.cwd).field("title", t.name.value_or(t.preview));
     w.field("updatedAt", t.updated_at).end_object();
   }
   w.end_array();

@@ -105,8 +105,8 @@ std::string mode_state(std::string_view current);
 std::string new_session_result(const std::string& session_id, std::string_view mode);
 // session/load's result.
 std::string load_session_result(std::string_view mode);
-// session/list's result: a page of stored threads (those of `cwd` when given).
-std::string list_sessions_result(const threads::ListPage& page, const std::optional<std::string>& cwd);
+// session/list's result: a page of stored threads, titled by their name or else their preview.
+std::string list_sessions_result(const threads::ListPage& page);
 // -32002 for a session this agent does not have (`data.sessionId`, the SDK's convention).
 rpc::RpcError session_not_found(const std::string& session_id);
 

@@ -116,6 +116,7 @@ bool matches(const IndexRecord& rec, const ListQuery& q) {
     return std::find(list.begin(), list.end(), x) != list.end();
   };
   if (!q.sources.empty() && !contains(q.sources, rec.source)) return false;
+  if (q.cwd && rec.cwd != *q.cwd) return false;
   if (!q.model_providers.empty() &&
       !contains(q.model_providers, rec.model_provider.value_or(q.default_provider)))
     return false;

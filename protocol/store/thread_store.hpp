@@ -69,8 +69,9 @@ struct ListQuery {
   std::vector<std::string> model_providers;
   std::vector<std::string> sources;  // empty = all
   std::string default_provider = "litellm";
+  std::optional<std::string> cwd;  // only threads started in this folder (ACP session/list)
   LLMX_FIELDS(v("page_size", s.page_size); v("cursor", s.cursor); v("model_providers", s.model_providers);
-              v("sources", s.sources); v("default_provider", s.default_provider))
+              v("sources", s.sources); v("default_provider", s.default_provider); v("cwd", s.cwd))
 };
 
 struct ListPage {

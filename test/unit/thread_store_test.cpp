@@ -268,6 +268,12 @@ TEST_CASE("thread store: provider and source filters") {
   q.page_size = 1;
   q.sources = {"cli", "exec"};
   CHECK(walk(store, q) == std::vector<std::string>{b.id, a.id});
+  // A folder (ACP session/list): synthetic threads all started in /tmp.
+  q = ListQuery{};
+  q.cwd = "/tmp";
+  CHECK(ids(store.list(q)).size() == 4);
+  q.cwd = "/elsewhere";
+  CHECK(ids(store.list(q)).empty());
 }
 
 TEST_CASE("thread store: the writer's records, and a writer that died before the second one") {
