@@ -64,6 +64,7 @@ exec_sandbox_actor::behavior_type exec_impl(exec_ptr self, turn_executor_actor s
         spawn.sandbox = std::move(req.sandbox);
         spawn.sandbox_cwd = std::move(req.sandbox_cwd);
         spawn.timeout_ms = req.timeout_ms;
+        if (req.max_capture_bytes) spawn.max_capture_bytes = static_cast<size_t>(*req.max_capture_bytes);
         spawn.sandbox_options.allow_git_writes = req.allow_git_writes;
         spawn.sandbox_options.llmx_home = std::move(req.llmx_home);
         if (req.fallback_approved)

@@ -295,11 +295,13 @@ struct ExecRequest {
   std::string llmx_home;                   // its secrets are hidden from the command
   bool fallback_approved = false;  // no namespaces here, and the client approved running anyway
   int64_t timeout_ms = 10000;
+  // Output kept per stream: its first half and its last half (absent: the process default).
+  std::optional<uint64_t> max_capture_bytes;
   LLMX_FIELDS(v("call_id", s.call_id); v("argv", s.argv); v("cwd", s.cwd); v("env", s.env);
               v("sandbox", s.sandbox); v("sandbox_cwd", s.sandbox_cwd);
               v("allow_git_writes", s.allow_git_writes); v("llmx_home", s.llmx_home);
               v("fallback_approved", s.fallback_approved);
-              v("timeout_ms", s.timeout_ms))
+              v("timeout_ms", s.timeout_ms); v("max_capture_bytes", s.max_capture_bytes))
 };
 
 // Live output of a running command, straight from the process loop to the turn executor.

@@ -149,6 +149,7 @@ void exec_one_off_command(session_ptr self, api::ExecOneOffCommandParams p, Repl
 // --- v2 command/exec ------------------------------------------------------------------------------
 
 constexpr int64_t kCommandExecOutputCap = 1 << 20;  // bytes per stream kept or streamed by default
+constexpr int64_t kUncappedOutput = int64_t{256} << 20;  // disableOutputCap: what one answer may carry
 
 // Streams a command's output as command/exec/outputDelta, straight to the session's writer (up
 // to `cap` bytes per stream). Asked `flush_atom` after the command ended, it answers once every
@@ -199,7 +200,12 @@ void command_exec(session_ptr self, v2::CommandExecParams p, Reply<v2::CommandEx
       else
         req.env.erase(name);
     }
-  const int64_t cap = p.disableOutputCap ? INT64_MAX : std::max<int64_t>(0, p.outputBytesCap.value_or(kCommandExecOutputCap));
+  const int64_t cap = p.disableOutputCap ? kUncappedOutput
+                                         : std::clamp<int64_t>(p.outputBytesCap.value_or(kCommandExecOutputCap), 0,
+                                                               kUncappedOutput);
+  // The capture keeps the first half of its budget whole: twice the cap keeps the first `cap`
+  // bytes of each stream, cut there and not spliced from head and tail.
+  req.max_capture_bytes = static_cast<uint64_t>(cap) * 2 + 2;
   std::optional<turn_executor_actor> streamer;
   if (p.streamStdoutStderr) streamer = spawn_output_streamer(self, *p.processId, cap);
   auto exec = spawn_exec_sandbox(self, streamer ? *streamer : turn_executor_actor{});

@@ -266,6 +266,11 @@ TEST_CASE("app-server v2: command/exec runs a one-off command, streams it, times
   CHECK(plain.str("/result/stdout") == "out\n");
   CHECK(plain.str("/result/stderr") == "err\n");
   CHECK(s.call("command/exec", R"({"command":["printf","abcdef"],"outputBytesCap":3})").str("/result/stdout") == "abc");
+  // A long output is cut at the cap, not spliced from its head and tail.
+  std::string numbers;
+  for (int i = 1; i <= 400000; ++i) numbers += std::to_string(i) + "\n";
+  auto long_out = s.call("command/exec", R"({"command":["seq","1","400000"],"outputBytesCap":1500000})");
+  CHECK(long_out.str("/result/stdout") == numbers.substr(0, 1500000));
   CHECK(s.call("command/exec", R"({"command":["sh","-c","echo $LLMX_T","x"],"env":{"LLMX_T":"set"}})")
             .str("/result/stdout") == "set\n");
 
