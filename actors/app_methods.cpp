@@ -20,12 +20,6 @@ int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// A malformed thread id: answered here, before any actor is asked.
-std::optional<RpcError> bad_thread_id(const std::string& thread_id) {
-  if (is_uuid(thread_id)) return std::nullopt;
-  return RpcError{rpc::kInvalidRequest, fmt::format("invalid thread id: {}", thread_id)};
-}
-
 void initialize(session_ptr self, v2::InitializeParams p, Reply<v2::InitializeResult> reply) {
   auto& st = self->state;
   if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "Already initialized"});

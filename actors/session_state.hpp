@@ -180,7 +180,10 @@ using CallRun = std::function<void(conversation_actor, const std::string& conver
 void with_call_conversation(session_ptr self, const mcp::ToolCallParams& params, const rpc::Id& id, bool announce,
                             CallFail fail, CallRun run);
 
-// v2 (thread_ops_methods.cpp): threads with their live status (a loaded one is asked for its
+// v2 (thread_ops_methods.cpp): -32600 `invalid thread id` for a malformed one, answered before
+// any actor is asked.
+std::optional<RpcError> bad_thread_id(const std::string& thread_id);
+// Threads with their live status (a loaded one is asked for its
 // running turn: idle or active), and a stored thread as v2 shows it (with its turns when asked).
 void with_live_status(session_ptr self, std::vector<v2::Thread> threads,
                       std::function<void(std::vector<v2::Thread>)> done);

@@ -13,11 +13,25 @@
 
 namespace llmx::session_detail {
 
-namespace {
-
 std::optional<RpcError> bad_thread_id(const std::string& thread_id) {
   if (is_uuid(thread_id)) return std::nullopt;
   return RpcError{rpc::kInvalidRequest, fmt::format("invalid thread id: {}", thread_id)};
+}
+
+namespace {
+
+// `done` gets the live conversation's running turn ("" idle, also when it does not answer), or
+// nullopt when the thread is not loaded. Asking it also orders what follows behind its first
+// lines (a new or forked thread's), which it queues at the store when it starts.
+void running_turn(session_ptr self, const std::string& thread_id,
+                  std::function<void(std::optional<std::string>)> done) {
+  self->request(self->state.manager, caf::infinite, find_conv_atom::value, thread_id)
+      .then(
+          [=](conversation_actor conv) {
+            self->request(conv, std::chrono::seconds(10), status_atom::value)
+                .then([=](std::string& running) { done(running); }, [=](caf::error&) { done(std::string()); });
+          },
+          [=](caf::error&) { done(std::nullopt); });
 }
 
 }  // namespace
@@ -27,26 +41,11 @@ void with_live_status(session_ptr self, std::vector<v2::Thread> threads,
   auto all = std::make_shared<std::vector<v2::Thread>>(std::move(threads));
   auto left = std::make_shared<size_t>(all->size());
   if (all->empty()) return done({});
-  auto one_done = [=] {
-    if (--*left == 0) done(std::move(*all));
-  };
-  for (size_t i = 0; i < all->size(); ++i) {
-    self->request(self->state.manager, caf::infinite, find_conv_atom::value, (*all)[i].id)
-        .then(
-            [=](conversation_actor conv) {
-              self->request(conv, std::chrono::seconds(10), status_atom::value)
-                  .then(
-                      [=](std::string& running) {
-                        v2::mark_running((*all)[i], running);
-                        one_done();
-                      },
-                      [=](caf::error&) {
-                        (*all)[i].status.type = "idle";
-                        one_done();
-                      });
-            },
-            [=](caf::error&) { one_done(); });  // not loaded
-  }
+  for (size_t i = 0; i < all->size(); ++i)
+    running_turn(self, (*all)[i].id, [=](std::optional<std::string> running) {
+      if (running) v2::mark_running((*all)[i], *running);
+      if (--*left == 0) done(std::move(*all));
+    });
 }
 
 void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::function<void(v2::Thread)> done,
@@ -72,15 +71,7 @@ void read_v2_thread(session_ptr self, ThreadRef ref, bool with_turns, std::funct
             [=](caf::error& err) { fail(rpc_error_of(err, rpc::kInvalidRequest, "failed to read thread")); });
   };
   if (!ref.id) return read(std::nullopt);
-  // A live conversation is asked first: its answer also means its own first lines (a new or
-  // forked thread's) are queued at the store before this read.
-  self->request(self->state.manager, caf::infinite, find_conv_atom::value, *ref.id)
-      .then(
-          [=](conversation_actor conv) {
-            self->request(conv, std::chrono::seconds(10), status_atom::value)
-                .then([=](std::string& running) { read(running); }, [=](caf::error&) { read(std::string()); });
-          },
-          [=](caf::error&) { read(std::nullopt); });
+  running_turn(self, *ref.id, read);  // the live conversation first (see running_turn)
 }
 
 void open_stored_thread(session_ptr self, ResumeThread req, bool announce, Reply<v2::ThreadOpenedResult> reply,
