@@ -57,19 +57,15 @@ StoredHistory history_of(std::string_view text) {
     h.turns.back().items.push_back(ThreadItem{RawJson{std::move(item_json)}});
   };
   auto item_id = [&] { return fmt::format("item-{}", ++next_item); };
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    auto line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  rollout::for_each_line(text, [&](std::string_view line, bool) {
     auto decoded = rollout::decode_line(line);
-    if (!decoded) continue;  // garbage and a cut last line, as rollout::load skips them
+    if (!decoded) return;  // garbage and a cut last line, as rollout::load skips them
     if (std::holds_alternative<rollout::TurnContext>(decoded->item)) {
       open_turn();
-      continue;
+      return;
     }
     auto* ev = std::get_if<EventMsg>(&decoded->item);
-    if (!ev) continue;
+    if (!ev) return;
     if (auto* u = ev->get_if<UserMessageEvent>()) {
       if (!open) open_turn();
       h.turns.back().items.push_back(user_item(item_id(), *u));
@@ -87,7 +83,7 @@ StoredHistory history_of(std::string_view text) {
     } else if (auto* n = ev->get_if<ThreadNameUpdatedEvent>()) {
       h.name = n->thread_name;
     }
-  }
+  });
   return h;
 }
 

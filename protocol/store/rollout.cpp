@@ -220,11 +220,17 @@ size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<
   return turn_starts.empty() ? history.size() : std::min(turn_starts.front(), history.size());
 }
 
+void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n) {
+  history.resize(rollback_cut(history, turn_starts, n));
+  turn_starts.resize(turn_starts.size() - std::min<size_t>(n, turn_starts.size()));
+}
+
 namespace {
 
-// The first persisted event of each turn, by position in `events`: a turn_context opens one.
-void drop_last_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32_t n) {
-  r.history.resize(rollback_cut(r.history, r.turn_starts, n));
+// A marker while loading: the history's turns, and the events from the first of the dropped
+// turns on (`event_starts`: the events' length at each turn_context).
+void drop_loaded_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32_t n) {
+  drop_last_turns(r.history, r.turn_starts, n);
   size_t cut = r.events.size();
   if (n <= event_starts.size()) {
     cut = event_starts[event_starts.size() - n];
@@ -236,7 +242,6 @@ void drop_last_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32
       }
   }
   r.events.resize(std::min(cut, r.events.size()));
-  r.turn_starts.resize(r.turn_starts.size() - std::min<size_t>(n, r.turn_starts.size()));
   event_starts.resize(event_starts.size() - std::min<size_t>(n, event_starts.size()));
 }
 
@@ -244,34 +249,23 @@ void drop_last_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32
 
 std::vector<std::string> lines_to_fork(std::string_view contents) {
   std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < contents.size()) {
-    size_t nl = contents.find('\n', pos);
-    if (nl == std::string_view::npos) break;  // a cut last line is not copied
-    auto line = contents.substr(pos, nl - pos);
-    pos = nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for_each_line(contents, [&](std::string_view line, bool terminated) {
+    if (!terminated) return;  // a cut last line is not copied
     auto decoded = decode_line(line);
-    if (!decoded || std::holds_alternative<SessionMeta>(decoded->item)) continue;
-    if (auto* ev = std::get_if<EventMsg>(&decoded->item); ev && ev->is<ThreadNameUpdatedEvent>()) continue;
+    if (!decoded || std::holds_alternative<SessionMeta>(decoded->item)) return;
+    if (auto* ev = std::get_if<EventMsg>(&decoded->item); ev && ev->is<ThreadNameUpdatedEvent>()) return;
     out.emplace_back(line);
-  }
+  });
   return out;
 }
 
 LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& initial_context) {
   LoadedRollout r;
   std::vector<size_t> event_starts;
-  size_t pos = 0;
   size_t line_no = 0;
-  while (pos < contents.size()) {
-    size_t nl = contents.find('\n', pos);
-    bool terminated = nl != std::string_view::npos;
-    std::string_view line = contents.substr(pos, terminated ? nl - pos : std::string_view::npos);
-    pos = terminated ? nl + 1 : contents.size();
+  for_each_line(contents, [&](std::string_view line, bool terminated) {
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
 
     auto decoded = decode_line(line);
     if (!decoded) {
@@ -283,7 +277,7 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
         ++r.bad_lines;
         r.warnings.push_back(fmt::format("line {}: ignoring unparseable line", line_no));
       }
-      continue;
+      return;
     }
 
     std::visit(
@@ -295,7 +289,7 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
             if (should_persist(x)) r.history.push_back(std::move(x));
           } else if constexpr (std::is_same_v<T, EventMsg>) {
             if (auto* back = x.template get_if<ThreadRolledBackEvent>())
-              drop_last_turns(r, event_starts, back->num_turns);
+              drop_loaded_turns(r, event_starts, back->num_turns);
             else if (should_persist(x))
               r.events.push_back(std::move(x));
           } else if constexpr (std::is_same_v<T, TurnContext>) {
@@ -311,7 +305,7 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
           }
         },
         decoded->item);
-  }
+  });
   return r;
 }
 

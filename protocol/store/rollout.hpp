@@ -112,10 +112,27 @@ std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem
                                                   const std::vector<std::string>& user_messages,
                                                   const std::string& summary);
 
+// Calls fn(line, terminated) for every line of a rollout file's text, blank ones included, without
+// its '\n' or a trailing '\r'; `terminated` is false for a last line without '\n' (a cut write).
+template <class F>
+void for_each_line(std::string_view text, F&& fn) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    bool terminated = nl != std::string_view::npos;
+    auto line = text.substr(pos, terminated ? nl - pos : std::string_view::npos);
+    pos = terminated ? nl + 1 : text.size();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line, terminated);
+  }
+}
+
 // Where `history` is cut to drop its last `n` turns (thread/rollback): at the start of the n-th
 // last turn when `turn_starts` (history lengths where turns began) knows it, else before the
 // first user turn message (every turn goes), or nowhere when there is none.
 size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<size_t>& turn_starts, uint32_t n);
+// Drops the last `n` turns: `history` is cut at rollback_cut, and their starts go too.
+void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n);
 
 struct LoadedRollout {
   std::optional<SessionMeta> meta;   // the first session_meta line
