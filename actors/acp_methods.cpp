@@ -216,12 +216,10 @@ void acp_file_io(session_ptr self, FileIo io, caf::typed_response_promise<FileIo
       } else if (!is_read) {  // the prompt's diffs show what the editor now has
         auto s = self->state.acp_sessions.find(session_id);
         if (s != self->state.acp_sessions.end() && s->second.turn) s->second.turn->wrote(path, written);
+      } else if (auto content = acp::read_text_file_content(*result)) {
+        done->texts[path] = std::move(*content);
       } else {
-        std::string_view content;
-        if (result->is_object() && (*result)["content"].get_string().get(content) == simdjson::SUCCESS)
-          done->texts[path] = std::string(content);
-        else
-          done->errors[path] = "the client's answer has no content";
+        done->errors[path] = "the client's answer has no content";
       }
       settle();
     };

@@ -494,4 +494,10 @@ std::string write_text_file_params(const std::string& session_id, const std::str
   return w.take();
 }
 
+std::optional<std::string> read_text_file_content(json::Element result) {
+  std::string_view content;
+  if (!result.is_object() || result["content"].get_string().get(content) != simdjson::SUCCESS) return std::nullopt;
+  return std::string(content);
+}
+
 }  // namespace llmx::acp

@@ -83,6 +83,8 @@ ClientCapabilities read_client_capabilities(const std::optional<RawJson>& capabi
 // The params of the agent's fs/read_text_file and fs/write_text_file requests.
 std::string read_text_file_params(const std::string& session_id, const std::string& path);
 std::string write_text_file_params(const std::string& session_id, const std::string& path, const std::string& content);
+// The text of an fs/read_text_file result (`{content}`); nullopt when it has none.
+std::optional<std::string> read_text_file_content(json::Element result);
 
 // initialize's result: version 1 whatever was asked (the client decides whether it can speak it).
 std::string initialize_result();

@@ -196,3 +196,14 @@ TEST_CASE("acp: a stored session's history replays as its messages") {
   CHECK(update_of(updates[1], "/sessionUpdate") == "agent_message_chunk");
   CHECK_THROWS_AS(acp::replay_updates("s1", RawJson{"{"}), json::DecodeError);
 }
+
+TEST_CASE("acp: the fs/* requests and the text of a read's answer") {
+  CHECK(acp::read_text_file_params("s1", "/w/a.txt") == R"({"sessionId":"s1","path":"/w/a.txt"})");
+  CHECK(acp::write_text_file_params("s1", "/w/a.txt", "x\n") == R"({"sessionId":"s1","path":"/w/a.txt","content":"x\n"})");
+  json::Parser p;
+  CHECK(acp::read_text_file_content(p.parse(R"({"content":"hello\n"})")) == std::optional<std::string>("hello\n"));
+  json::Parser q;
+  CHECK_FALSE(acp::read_text_file_content(q.parse(R"({"text":"hello"})")));
+  json::Parser r;
+  CHECK_FALSE(acp::read_text_file_content(r.parse("null")));
+}
