@@ -53,6 +53,13 @@ threads::ThreadStore& store_for(store_ptr self, const std::string& home) {
   return *s;
 }
 
+// The rollout a ref names: its path, else the file of its id under sessions/; nullopt when neither.
+std::optional<std::string> path_of(store_ptr self, const ThreadRef& ref) {
+  if (ref.path) return ref.path;
+  if (ref.id) return store_for(self, ref.home).find_path(*ref.id);
+  return std::nullopt;
+}
+
 caf::error request_error(std::string msg) { return refuse(Refusal::request, std::move(msg)); }
 caf::error internal_error(std::string msg) { return refuse(Refusal::internal, std::move(msg)); }
 
@@ -217,11 +224,9 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
       [=](summary_atom, ThreadRef& ref) -> caf::result<ThreadSummaryReply> {
         write_batch(self);  // a brand-new thread's head must be on disk
         try {
-          auto& store = store_for(self, ref.home);
-          std::optional<std::string> path = ref.path;
-          if (!path && ref.id) path = store.find_path(*ref.id);
+          auto path = path_of(self, ref);
           if (!path) return request_error(fmt::format("no rollout found for conversation id {}", ref.id.value_or("")));
-          return ThreadSummaryReply{store.summary_of(*path)};
+          return ThreadSummaryReply{store_for(self, ref.home).summary_of(*path)};
         } catch (const threads::StoreError& e) {
           return from_store_error(e);
         } catch (const std::exception& e) {
@@ -231,11 +236,9 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
       [=](ReadThread& req) -> caf::result<StoredThread> {
         write_batch(self);  // what this process wrote must be read back
         try {
-          auto& store = store_for(self, req.ref.home);
-          std::optional<std::string> path = req.ref.path;
-          if (!path && req.ref.id) path = store.find_path(*req.ref.id);
+          auto path = path_of(self, req.ref);
           if (!path) return request_error(fmt::format("no rollout found for thread id {}", req.ref.id.value_or("")));
-          StoredThread out{store.summary_of(*path), {}};
+          StoredThread out{store_for(self, req.ref.home).summary_of(*path), {}};
           try {
             out.text = read_file(*path);
           } catch (const threads::StoreError& e) {
@@ -252,11 +255,8 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
         write_batch(self);
         try {
           if (!ref.id) return request_error("a conversation id is required");
-          auto& store = store_for(self, ref.home);
-          std::optional<std::string> path = ref.path;
-          if (!path) path = store.find_path(*ref.id);
-          if (path) self->state.writer.close(*path);  // nothing may be written to the old place
-          return store.archive(*ref.id, ref.path);
+          if (auto path = path_of(self, ref)) self->state.writer.close(*path);  // nothing may be written there
+          return store_for(self, ref.home).archive(*ref.id, ref.path);
         } catch (const threads::StoreError& e) {
           return from_store_error(e);
         } catch (const std::exception& e) {
