@@ -169,6 +169,9 @@ TEST_CASE("mcp http: the GET stream carries a task's status, tasks/result waits,
   auto done = last(messages_of(result));
   CHECK(done.id() == "3");
   CHECK(contains(result_text(done), "task over http"));
+  // The GET stream is read on its own thread: its lines may land just after the POST's answer.
+  for (int i = 0; i < 400 && !(second.seen("notifications/tasks/status") && second.seen(task_id)); ++i)
+    std::this_thread::sleep_for(25ms);
   CHECK(second.seen("notifications/tasks/status"));
   CHECK(second.seen(task_id));
   // Ending the session ends its GET stream too.
