@@ -4,6 +4,7 @@
 // The protocol's shapes are plain code in protocol/rpc/acp.*.
 #include "actors/session_state.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "protocol/base/log.hpp"
@@ -38,13 +39,17 @@ std::optional<Config> session_config(session_ptr self, const Reply<R>& reply, co
   return cfg;
 }
 
-// The session's entry; its mode is the preset its settings are (or "configured").
-std::string open_session(session_ptr self, const std::string& id, const conversation_actor& conv, const Config& cfg) {
+// The session's entry; its mode is the preset its settings are (or "configured"), its model
+// selector offers what the provider serves.
+AcpSession& open_session(session_ptr self, const std::string& id, const conversation_actor& conv, const Config& cfg,
+                         const models::ModelCatalog& catalog) {
   remember(self, id, conv);
   subscribe(self, conv);
   auto mode = acp::mode_of(enum_name(cfg.approval_policy), enum_name(cfg.sandbox_policy.mode));
-  self->state.acp_sessions[id] = AcpSession{conv, mode, cfg.approval_policy, cfg.sandbox_policy, std::nullopt, std::nullopt};
-  return mode;
+  auto& s = self->state.acp_sessions[id];
+  s = AcpSession{conv, mode, cfg.approval_policy, cfg.sandbox_policy, std::nullopt, std::nullopt, cfg.model,
+                 models::catalog_presets(catalog, cfg.model)};
+  return s;
 }
 
 void initialize(session_ptr self, acp::InitializeParams p, RawReply reply) {
@@ -64,13 +69,15 @@ void new_session(session_ptr self, acp::NewSessionParams p, RawReply reply) {
   auto cfg = session_config(self, reply, p.cwd, p.mcpServers);
   if (!cfg) return;
   auto settings = *cfg;
-  self->request(self->state.manager, caf::infinite, new_conv_atom::value, std::move(*cfg))
-      .then(
-          [=](conversation_actor conv, SessionConfiguredEvent& sc) {
-            auto mode = open_session(self, sc.session_id, conv, settings);
-            reply(RawJson{acp::new_session_result(sc.session_id, mode)});
-          },
-          [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInternalError, "cannot start a session")); });
+  with_catalog(self, settings.provider, [=](const models::ModelCatalog& catalog) {
+    self->request(self->state.manager, caf::infinite, new_conv_atom::value, settings)
+        .then(
+            [=](conversation_actor conv, SessionConfiguredEvent& sc) {
+              auto& s = open_session(self, sc.session_id, conv, settings, catalog);
+              reply(RawJson{acp::new_session_result(sc.session_id, s.mode, acp::config_options(s.models, s.model))});
+            },
+            [=](caf::error& err) { reply(rpc_error_of(err, rpc::kInternalError, "cannot start a session")); });
+  });
 }
 
 // A stored session, its history replayed as session/update before the answer.
@@ -81,12 +88,13 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
   if (!cfg) return;
   auto settings = *cfg;
   auto id = p.sessionId;
-  ResumeThread req{*cfg, ThreadRef{cfg->llmx_home, id, {}}, {}};
+  with_catalog(self, settings.provider, [=](const models::ModelCatalog& catalog) {
+  ResumeThread req{settings, ThreadRef{settings.llmx_home, id, {}}, {}};
   self->request(self->state.manager, caf::infinite, resume_atom::value, std::move(req))
       .then(
           [=](conversation_actor conv, SessionConfiguredEvent& sc) {
             auto& st = self->state;
-            auto mode = open_session(self, id, conv, settings);
+            auto& s = open_session(self, id, conv, settings, catalog);
             std::string lines;
             try {
               if (sc.initial_messages)
@@ -96,9 +104,10 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
               log::warn("session/load {}: history not replayed: {}", id, err.what());
             }
             if (!lines.empty()) write(self, std::move(lines));
-            reply(RawJson{acp::load_session_result(mode)});
+            reply(RawJson{acp::load_session_result(s.mode, acp::config_options(s.models, s.model))});
           },
           [=](caf::error&) { reply(acp::session_not_found(id)); });
+  });
 }
 
 // Stored sessions, newest first (optionally of one folder).
@@ -183,6 +192,28 @@ void set_mode(session_ptr self, acp::SetModeParams p, RawReply reply) {
   if (!configured) op.sandbox_policy->mode = *enum_from_name<SandboxMode>(mode->sandbox_mode);
   caf::anon_send(it->second.conversation, submit_atom::value, Submission{"", std::move(op)});
   reply(RawJson{"{}"});
+}
+
+// The model selector: the next turns use the chosen model (one the provider serves, or the one
+// the session started with).
+void set_config_option(session_ptr self, acp::SetConfigOptionParams p, RawReply reply) {
+  auto& st = self->state;
+  auto it = st.acp_sessions.find(p.sessionId);
+  if (it == st.acp_sessions.end()) return reply(acp::session_not_found(p.sessionId));
+  auto& s = it->second;
+  if (p.configId != acp::kModelOption)
+    return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown config option " + p.configId});
+  auto model = acp::select_value(p.value);
+  if (!model) return reply(RpcError{rpc::kInvalidParams, "Invalid params: the model option takes a model id (a string)"});
+  bool offered = *model == s.model || std::any_of(s.models.begin(), s.models.end(),
+                                                  [&](const models::ModelPreset& m) { return m.model == *model; });
+  if (!offered)
+    return reply(RpcError{rpc::kInvalidParams, "Invalid params: the provider does not serve model " + *model});
+  s.model = *model;
+  OverrideTurnContextOp op;
+  op.model = *model;
+  caf::anon_send(s.conversation, submit_atom::value, Submission{"", std::move(op)});
+  reply(RawJson{acp::set_config_option_result(acp::config_options(s.models, s.model))});
 }
 
 }  // namespace
@@ -287,6 +318,7 @@ void bind_acp_methods(Methods& t) {
   t.bind<acp::ListSessionsParams, RawJson>("session/list", list_sessions, acp);
   t.bind<acp::PromptParams, RawJson>("session/prompt", prompt, acp);
   t.bind<acp::SetModeParams, RawJson>("session/set_mode", set_mode, acp);
+  t.bind<acp::SetConfigOptionParams, RawJson>("session/set_config_option", set_config_option, acp);
   t.on<acp::SessionIdParams>("session/cancel", cancel);
 }
 

@@ -185,6 +185,24 @@ using mcp_hub_actor = caf::typed_actor<
     // The clients of these servers, each once its start-up ended (disabled ones are left out).
     caf::replies_to<McpConnect>::with<McpServers>>;
 
+// What each provider serves (issue 19): its model list and LiteLLM's details, fetched in the
+// background through the HTTP loop and cached per provider for its TTL, and which wire an
+// `auto` provider takes. One per actor system; never waits on the network itself.
+using model_registry_actor = caf::typed_actor<
+    // The provider's catalogue: cached, else fetched (waiting at most `wait_ms`), else the
+    // built-in table with a note saying why.
+    caf::replies_to<ModelsQuery>::with<models::ModelCatalog>,
+    // One model's facts and the wire to speak, from what is cached (a fetch starts if due).
+    caf::replies_to<ModelLookup>::with<models::ModelSpec>,
+    // An `auto` provider refused Responses: Chat from now on in this process (logged once).
+    caf::reacts_to<WireFallback>,
+    // From the HTTP loop: one part of a fetch ended.
+    caf::reacts_to<ModelsFetched>,
+    // Timer: the fetch of this provider (generation N) took too long.
+    caf::reacts_to<timeout_atom, std::string, uint64_t>,
+    // Timer: queries waiting for this provider's first fetch (generation N) take the table now.
+    caf::reacts_to<idle_atom, std::string, uint64_t>>;
+
 // Runs one task of a conversation: model request, tool calls, results, next request...
 using turn_executor_actor = caf::typed_actor<
     // Begin the task.
@@ -199,6 +217,8 @@ using turn_executor_actor = caf::typed_actor<
     caf::reacts_to<ModelRetrying>,
     // The model request failed for good.
     caf::reacts_to<ModelFailed>,
+    // The model request's provider does not serve Responses: it goes on over Chat.
+    caf::reacts_to<WireFallback>,
     // Live output of a command this task runs (straight from the process loop).
     caf::reacts_to<ExecOutput>,
     // Progress of an MCP tool call this task runs.

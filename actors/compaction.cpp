@@ -69,8 +69,11 @@ std::vector<std::string> user_messages(const std::vector<ResponseItem>& history)
   return out;
 }
 
-std::optional<int64_t> auto_limit(const Config& cfg) {
-  return models::auto_compact_limit(cfg.model, cfg.model_auto_compact_token_limit, cfg.model_context_window);
+std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& model) {
+  if (cfg.model_auto_compact_token_limit && *cfg.model_auto_compact_token_limit > 0)
+    return cfg.model_auto_compact_token_limit;
+  if (auto window = models::window_of(model, cfg.model_context_window)) return *window * 9 / 10;
+  return std::nullopt;
 }
 
 }  // namespace llmx::compaction

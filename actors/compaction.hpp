@@ -9,6 +9,7 @@
 
 #include "protocol/config/config.hpp"
 #include "protocol/core/items.hpp"
+#include "protocol/model/provider_models.hpp"
 
 namespace llmx::compaction {
 
@@ -30,8 +31,9 @@ std::string summary_of(const std::vector<ResponseItem>& items);
 std::vector<std::string> user_messages(const std::vector<ResponseItem>& history);
 
 // The auto-compaction threshold for these settings (E14): `model_auto_compact_token_limit`,
-// else 90% of the context window (configured or from the model table), else none.
-std::optional<int64_t> auto_limit(const Config& cfg);
+// else 90% of the context window (configured, else the provider's word for the model, else the
+// built-in table), else none.
+std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& model);
 
 inline constexpr std::string_view kCompletedMessage = "Compact task completed";
 inline constexpr std::string_view kAccuracyWarning =

@@ -32,6 +32,7 @@ struct ConversationState {
   std::optional<turn_executor_actor> task;
   approval_broker_actor broker;
   mcp_hub_actor mcp;
+  model_registry_actor models;
   bool first_task = true;  // the first task reports the MCP servers' start-up
   std::string task_sub_id;
   bool task_compacts = false;      // the running task is a manual compaction (cannot be steered)
@@ -110,7 +111,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
                 bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt,
                 std::optional<bool> interactive = std::nullopt) {
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
-                                  self->state.mcp);
+                                  self->state.mcp, self->state.models);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
   self->state.task_compacts = compact_only;
@@ -226,6 +227,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   st0.store = std::move(start.store);
   st0.rollout_path = std::move(start.rollout_path);
   st0.mcp = std::move(start.mcp);
+  st0.models = std::move(start.models);
   // Configured MCP servers start now, while the user types; the first task waits for them.
   if (!st0.config.mcp_servers.empty() && st0.mcp)
     self->request(st0.mcp, caf::infinite, McpConnect{st0.config.mcp_servers}).then([](const McpServers&) {});

@@ -15,14 +15,16 @@ struct ConversationStart {
   std::string rollout_path;
   std::optional<LoadedThread> resumed;
   mcp_hub_actor mcp = {};  // the clients of configured MCP servers (set by the manager)
+  model_registry_actor models = {};  // what providers serve (set by the manager)
 };
 
 // Spawns a conversation actor (its parent is the manager).
 conversation_actor spawn_conversation(caf::local_actor* parent, ConversationStart start);
 
 // `store` owns the rollout files; the manager syncs it when shutting down. `mcp` finds the
-// clients of configured MCP servers for every conversation.
+// clients of configured MCP servers for every conversation; `models` knows what providers serve
+// (the wire a session_configured reports, the model facts of every task).
 conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store,
-                                                      mcp_hub_actor mcp);
+                                                      mcp_hub_actor mcp, model_registry_actor models);
 
 }  // namespace llmx

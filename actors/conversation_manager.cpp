@@ -18,6 +18,7 @@ struct ManagerState {
   ManagerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   rollout_store_actor store;
   mcp_hub_actor mcp;
+  model_registry_actor models;
   std::map<std::string, conversation_actor> conversations;
   // Archive requests waiting for their conversation to shut down, by conversation id.
   struct PendingArchive {
@@ -31,12 +32,17 @@ struct ManagerState {
 
 using manager_ptr = conversation_manager_actor::stateful_pointer<ManagerState>;
 
-SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg, const std::string& path) {
+SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg, const std::string& path,
+                                        const std::optional<models::ModelSpec>& model) {
   SessionConfiguredEvent sc;
   sc.session_id = id;
   sc.model = cfg.model;
   sc.reasoning_effort = cfg.reasoning_effort;
   sc.rollout_path = path;
+  auto wire = model ? model->wire : cfg.provider.wire_api;
+  if (wire == WireApi::automatic) wire = WireApi::responses;
+  sc.wire_api = std::string(enum_name(wire));
+  if (model) sc.wire_api_fallback = model->wire_note;
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
     const auto& support = sandbox::probe();  // cached after the first conversation
     if (!support.complete())
@@ -46,13 +52,73 @@ SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg
   return sc;
 }
 
+using Started = caf::typed_response_promise<conversation_actor, SessionConfiguredEvent>;
+
+// Asks the model registry what the provider takes (which also starts fetching its models, so the
+// first turn finds them), then goes on with the answer (none when the registry cannot say).
+template <class F>
+void with_model(manager_ptr self, const Config& cfg, F next) {
+  if (!self->state.models) return next(std::optional<models::ModelSpec>{});
+  self->request(self->state.models, caf::infinite, ModelLookup{cfg.provider, cfg.model})
+      .then([=](models::ModelSpec& spec) mutable { next(std::optional<models::ModelSpec>{std::move(spec)}); },
+            [=](caf::error&) mutable { next(std::optional<models::ModelSpec>{}); });
+}
+
 conversation_actor start_conversation(manager_ptr self, ConversationStart start) {
   auto id = start.id;
   start.mcp = self->state.mcp;
+  start.models = self->state.models;
   auto conv = spawn_conversation(self, std::move(start));
   self->monitor(conv);
   self->state.conversations.emplace(id, conv);
   return conv;
+}
+
+// A stored thread again (or a fork of it, or of given items), once the registry said what its
+// provider takes.
+void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec> model, Started promise) {
+  if (req.history) {  // a fork of the given items: a new conversation and file
+    auto id = new_uuid_v7();
+    auto path = rollout::rollout_path(req.config.llmx_home, std::chrono::system_clock::now(), id);
+    auto sc = configured_event(id, req.config, path, model);
+    LoadedThread items;
+    items.history = std::move(*req.history);
+    auto conv = start_conversation(self, ConversationStart{id, std::move(req.config), self->state.store, path,
+                                                           std::move(items)});
+    promise.deliver(conv, std::move(sc));
+    return;
+  }
+  auto cfg = std::make_shared<Config>(std::move(req.config));
+  LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
+  const bool fork = req.fork;
+  self->request(self->state.store, caf::infinite, std::move(load))
+      .then(
+          [=](LoadedThread& loaded) mutable {
+            if (fork) {  // a new thread and file, starting with a copy of the stored lines
+              auto id = new_uuid_v7();
+              auto path = rollout::rollout_path(cfg->llmx_home, std::chrono::system_clock::now(), id);
+              auto sc = configured_event(id, *cfg, path, model);
+              sc.initial_messages = loaded.initial_messages;
+              loaded.path.clear();
+              auto conv = start_conversation(
+                  self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+              promise.deliver(conv, std::move(sc));
+              return;
+            }
+            auto sc = configured_event(loaded.id, *cfg, loaded.path, model);
+            sc.initial_messages = loaded.initial_messages;
+            // One writer per rollout: a thread that is already live is handed out as it is.
+            if (auto it = self->state.conversations.find(loaded.id); it != self->state.conversations.end()) {
+              promise.deliver(it->second, std::move(sc));
+              return;
+            }
+            auto id = loaded.id;
+            auto path = loaded.path;
+            auto conv = start_conversation(
+                self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+            promise.deliver(conv, std::move(sc));
+          },
+          [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
 }
 
 void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise<std::string> promise) {
@@ -65,9 +131,11 @@ void finish_manager_shutdown(manager_ptr self) {
   sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise);
 }
 
-conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store, mcp_hub_actor mcp) {
+conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store, mcp_hub_actor mcp,
+                                                      model_registry_actor models) {
   self->state.store = std::move(store);
   self->state.mcp = std::move(mcp);
+  self->state.models = std::move(models);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& m = self->state.conversations;
     for (auto it = m.begin(); it != m.end(); ++it)
@@ -83,55 +151,29 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
-        auto id = new_uuid_v7();
-        auto path = rollout::rollout_path(cfg.llmx_home, std::chrono::system_clock::now(), id);
-        auto sc = configured_event(id, cfg, path);
-        auto conv = start_conversation(self, ConversationStart{id, std::move(cfg), self->state.store, path, {}});
-        return {conv, std::move(sc)};
+        auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
+        with_model(self, cfg, [=, cfg = std::move(cfg)](std::optional<models::ModelSpec> model) mutable {
+          if (self->state.shutdown_promise) {
+            promise.deliver(refuse(Refusal::request, "llmx is shutting down"));
+            return;
+          }
+          auto id = new_uuid_v7();
+          auto path = rollout::rollout_path(cfg.llmx_home, std::chrono::system_clock::now(), id);
+          auto sc = configured_event(id, cfg, path, model);
+          auto conv = start_conversation(self, ConversationStart{id, std::move(cfg), self->state.store, path, {}});
+          promise.deliver(conv, std::move(sc));
+        });
+        return promise;
       },
       [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
-        if (req.history) {  // a fork of the given items: a new conversation and file
-          auto id = new_uuid_v7();
-          auto path = rollout::rollout_path(req.config.llmx_home, std::chrono::system_clock::now(), id);
-          auto sc = configured_event(id, req.config, path);
-          LoadedThread items;
-          items.history = std::move(*req.history);
-          auto conv = start_conversation(
-              self, ConversationStart{id, std::move(req.config), self->state.store, path, std::move(items)});
-          return {conv, std::move(sc)};
-        }
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
-        auto cfg = std::make_shared<Config>(std::move(req.config));
-        LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
-        const bool fork = req.fork;
-        self->request(self->state.store, caf::infinite, std::move(load))
-            .then(
-                [=](LoadedThread& loaded) mutable {
-                  if (fork) {  // a new thread and file, starting with a copy of the stored lines
-                    auto id = new_uuid_v7();
-                    auto path = rollout::rollout_path(cfg->llmx_home, std::chrono::system_clock::now(), id);
-                    auto sc = configured_event(id, *cfg, path);
-                    sc.initial_messages = loaded.initial_messages;
-                    loaded.path.clear();
-                    auto conv = start_conversation(
-                        self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
-                    promise.deliver(conv, std::move(sc));
-                    return;
-                  }
-                  auto sc = configured_event(loaded.id, *cfg, loaded.path);
-                  sc.initial_messages = loaded.initial_messages;
-                  // One writer per rollout: a thread that is already live is handed out as it is.
-                  if (auto it = self->state.conversations.find(loaded.id); it != self->state.conversations.end()) {
-                    promise.deliver(it->second, std::move(sc));
-                    return;
-                  }
-                  auto id = loaded.id;
-                  auto path = loaded.path;
-                  auto conv = start_conversation(
-                      self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
-                  promise.deliver(conv, std::move(sc));
-                },
-                [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+        with_model(self, req.config, [=, req = std::move(req)](std::optional<models::ModelSpec> model) mutable {
+          if (self->state.shutdown_promise) {
+            promise.deliver(refuse(Refusal::request, "llmx is shutting down"));
+            return;
+          }
+          resume(self, std::move(req), std::move(model), promise);
+        });
         return promise;
       },
       [=](archive_atom, ThreadRef& ref) -> caf::result<std::string> {
@@ -180,8 +222,8 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
 }  // namespace
 
 conversation_manager_actor spawn_conversation_manager(caf::actor_system& sys, rollout_store_actor store,
-                                                      mcp_hub_actor mcp) {
-  return sys.spawn(manager_impl, std::move(store), std::move(mcp));
+                                                      mcp_hub_actor mcp, model_registry_actor models) {
+  return sys.spawn(manager_impl, std::move(store), std::move(mcp), std::move(models));
 }
 
 }  // namespace llmx

@@ -5,6 +5,7 @@
 
 #include "actors/conversation.hpp"
 #include "actors/mcp_client.hpp"
+#include "actors/model_registry.hpp"
 #include "actors/rollout_store.hpp"
 
 #include <cstdlib>
@@ -34,28 +35,33 @@ void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) {
   }
 }
 
+namespace {
+// The store, the MCP servers and the model registry live as long as the manager: they end once
+// it has synced the store and gone.
+Engine bind_lifetimes(Engine e) {
+  e.manager->attach_functor([store = e.store, mcp = e.mcp, models = e.models](const caf::error&) {
+    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(mcp, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(models, caf::exit_reason::user_shutdown);
+  });
+  return e;
+}
+}  // namespace
+
 Engine start_cluster_engine(caf::actor_system& sys, ClusterOptions options) {
   auto store = spawn_rollout_store(sys);
   auto mcp = spawn_mcp_hub(sys);
+  auto models = spawn_model_registry(sys);  // model/list on the front; each node has its own
   auto manager = spawn_cluster_manager(sys, store, std::move(options));
-  manager->attach_functor([store, mcp](const caf::error&) {
-    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(mcp, caf::exit_reason::user_shutdown);
-  });
-  return Engine{manager, store, mcp};
+  return bind_lifetimes(Engine{manager, store, mcp, models});
 }
 
 Engine start_engine(caf::actor_system& sys) {
   auto store = spawn_rollout_store(sys);
   auto mcp = spawn_mcp_hub(sys);
-  auto manager = spawn_conversation_manager(sys, store, mcp);
-  // The store and the MCP servers live as long as the manager: they end once it has synced the
-  // store and gone.
-  manager->attach_functor([store, mcp](const caf::error&) {
-    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(mcp, caf::exit_reason::user_shutdown);
-  });
-  return Engine{manager, store, mcp};
+  auto models = spawn_model_registry(sys);
+  auto manager = spawn_conversation_manager(sys, store, mcp, models);
+  return bind_lifetimes(Engine{manager, store, mcp, models});
 }
 
 }  // namespace llmx

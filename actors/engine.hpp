@@ -22,6 +22,7 @@ struct Engine {
   conversation_manager_actor manager;
   rollout_store_actor store;  // stored threads: list, archive, unarchive (and rollout writes)
   mcp_hub_actor mcp;          // the clients of configured MCP servers (`llmx mcp list` asks it)
+  model_registry_actor models;  // what providers serve (model/list, `llmx models`)
 };
 
 // For llmx's own binaries: registers the message types and sizes the scheduler to the machine

@@ -25,6 +25,12 @@
   X(ModelEvents, "llmx::ModelEvents")                    \
   X(ModelRetrying, "llmx::ModelRetrying")                \
   X(ModelFailed, "llmx::ModelFailed")                    \
+  X(WireFallback, "llmx::WireFallback")                  \
+  X(ModelsQuery, "llmx::ModelsQuery")                    \
+  X(ModelLookup, "llmx::ModelLookup")                    \
+  X(ModelsFetched, "llmx::ModelsFetched")                \
+  X(models::ModelCatalog, "llmx::models::ModelCatalog")  \
+  X(models::ModelSpec, "llmx::models::ModelSpec")        \
   X(StreamOutcome, "llmx::StreamOutcome")                \
   X(RolloutAppend, "llmx::RolloutAppend")                \
   X(RolloutFailed, "llmx::RolloutFailed")                \
@@ -75,4 +81,5 @@
   X(conversation_manager_actor, "llmx::conversation_manager_actor")   \
   X(mcp_client_actor, "llmx::mcp_client_actor")                       \
   X(mcp_hub_actor, "llmx::mcp_hub_actor")                             \
+  X(model_registry_actor, "llmx::model_registry_actor")               \
   X(node_actor, "llmx::node_actor")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/model/chat_request.hpp"
+#include "protocol/model/provider_models.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/core/model_events.hpp"
 #include "protocol/core/ops.hpp"
@@ -66,12 +67,15 @@ struct TaskSpec {
   std::vector<UserInput> input;       // the user input that starts the task
   bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
   bool first_task = false;            // the conversation's first: it reports MCP servers' start-up
+  // What the provider says of the model and which wire it takes (the executor asks the model
+  // registry before the first request; empty until then).
+  models::ModelSpec model;
   // Patches read and write through this client, when set. Not serialised: a task runs beside its
   // conversation (the conversation spawns its executor), so TaskSpec never leaves the process.
   FileDelegate files;
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("sub_id", s.sub_id); v("config", s.config);
               v("history", s.history); v("input", s.input); v("compact_only", s.compact_only);
-              v("first_task", s.first_task))
+              v("first_task", s.first_task); v("model", s.model, Field::defaulted))
 };
 
 // User input that arrives while a task runs; it joins the task's next model request.
@@ -100,8 +104,11 @@ struct ModelRequest {
   ModelProviderInfo provider;
   std::string call_id_prefix;
   std::string user_agent;
+  // The wire to speak: the provider's, or for an `auto` provider what the registry decided. An
+  // `auto` provider's Responses request falls back to Chat when the provider refuses it.
+  WireApi wire = WireApi::chat;
   LLMX_FIELDS(v("seq", s.seq); v("prompt", s.prompt); v("provider", s.provider);
-              v("call_id_prefix", s.call_id_prefix); v("user_agent", s.user_agent))
+              v("call_id_prefix", s.call_id_prefix); v("user_agent", s.user_agent); v("wire", s.wire))
 };
 
 // Streamed results of a model request, batched per network read.
@@ -116,6 +123,49 @@ struct ModelRetrying {
   uint64_t seq = 0;
   std::string message;
   LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+};
+
+// An `auto` provider refused a Responses request as an API it does not serve: the request goes on
+// over Chat, and so does every later one to that provider in this process (the model registry
+// remembers it, keyed by ModelProviderInfo::cache_key).
+struct WireFallback {
+  uint64_t seq = 0;
+  std::string provider_key;
+  std::string provider_id;
+  std::string reason;
+  LLMX_FIELDS(v("seq", s.seq); v("provider_key", s.provider_key); v("provider_id", s.provider_id);
+              v("reason", s.reason))
+};
+
+// --- the model registry (what providers serve, issue 19) -------------------------------------
+
+// A provider's catalogue (model/list, `llmx models`, ACP's model selector).
+struct ModelsQuery {
+  ModelProviderInfo provider;
+  // Nothing fetched yet: wait this long for the first answer, then take the built-in table
+  // (0: answer at once). A cached catalogue is answered at once whatever its age.
+  int64_t wait_ms = 0;
+  bool refresh = false;  // fetch again now, whatever the TTL (and wait as above)
+  LLMX_FIELDS(v("provider", s.provider); v("wait_ms", s.wait_ms); v("refresh", s.refresh))
+};
+
+// What a task or a new conversation needs about one model; answered from the cache at once.
+struct ModelLookup {
+  ModelProviderInfo provider;
+  std::string model;
+  LLMX_FIELDS(v("provider", s.provider); v("model", s.model))
+};
+
+// From the HTTP loop: one part of a provider's fetch ended (part 0: /models, 1: /model/info).
+struct ModelsFetched {
+  std::string provider_key;
+  uint64_t generation = 0;
+  uint32_t part = 0;
+  int64_t status = 0;     // 0: no answer
+  std::string body;
+  std::string error;      // transport error, empty when an answer came
+  LLMX_FIELDS(v("provider_key", s.provider_key); v("generation", s.generation); v("part", s.part);
+              v("status", s.status); v("body", s.body); v("error", s.error))
 };
 
 // The model request failed for good; `message` is what the `error` event says.

@@ -81,6 +81,7 @@ struct StreamerState {
   StreamerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   turn_executor_actor executor;
   ModelRequest request;
+  WireApi wire = WireApi::chat;  // what the attempts speak: chat or responses
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   uint32_t attempt = 0;
@@ -127,14 +128,14 @@ void start_attempt(streamer_ptr self) {
   ++st.attempt;
   http::Request req;
   const auto& provider = st.request.provider;
-  req.url = provider.wire_api == WireApi::responses ? provider.responses_url() : provider.chat_url();
+  req.url = st.wire == WireApi::responses ? provider.responses_url() : provider.chat_url();
   req.headers = st.headers;
   req.body = st.body;
   st.last_activity->store(ticks(self->clock().now()), std::memory_order_relaxed);
   st.http_id = http::Client::shared().start(
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
-                                      st.attempt, st.request.call_id_prefix, provider.wire_api, st.last_activity));
+                                      st.attempt, st.request.call_id_prefix, st.wire, st.last_activity));
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }
@@ -174,12 +175,32 @@ void on_request_error(streamer_ptr self, std::string final_message, std::optiona
   }
 }
 
+// An `auto` provider's Responses request may go on over Chat, unless it needs what only
+// Responses carries (an access program).
+bool may_fall_back(const StreamerState& st) {
+  return st.request.provider.wire_api == WireApi::automatic && st.wire == WireApi::responses &&
+         !st.request.prompt.cyber_access_program;
+}
+
+// The provider does not serve Responses: the same request again over Chat, at once (not a
+// retry: nothing failed that Chat would not fix), and the executor hears why.
+void fall_back(streamer_ptr self, std::string reason) {
+  auto& st = self->state;
+  st.wire = WireApi::chat;
+  st.body = build_chat_request(st.request.prompt, st.request.provider);
+  self->send(st.executor, WireFallback{st.request.seq, st.request.provider.cache_key(), st.request.provider.id,
+                                       std::move(reason)});
+  ++st.idle_generation;
+  start_attempt(self);
+}
+
 model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_executor_actor executor,
                                                   ModelRequest request) {
   auto& st = self->state;
   st.executor = std::move(executor);
   st.request = std::move(request);
-  const bool responses = st.request.provider.wire_api == WireApi::responses;
+  st.wire = st.request.wire == WireApi::automatic ? WireApi::responses : st.request.wire;
+  const bool responses = st.wire == WireApi::responses;
   st.body = responses ? build_responses_request(st.request.prompt, st.request.provider)
                       : build_chat_request(st.request.prompt, st.request.provider);
   auto token = resolve_bearer_token(st.request.provider);
@@ -189,10 +210,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
     st.headers.emplace_back("conversation_id", st.request.prompt.conversation_id);
     st.headers.emplace_back("session_id", st.request.prompt.conversation_id);
   }
-  if (token.token) st.headers.emplace_back("Authorization", "Bearer " + *token.token);
-  for (const auto& [k, v] : st.request.provider.http_headers) st.headers.emplace_back(k, v);
-  for (const auto& [k, var] : st.request.provider.env_http_headers)
-    if (const char* val = env_value(var.c_str()); val && *val) st.headers.emplace_back(k, val);
+  for (auto& h : provider_headers(st.request.provider, token)) st.headers.push_back(std::move(h));
   if (token.error) {
     st.finished = true;
     self->send(st.executor, ModelFailed{st.request.seq, *token.error});
@@ -216,6 +234,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
           case StreamOutcome::transport_error: st.http_id = 0; return on_request_error(self, std::move(o.message), std::nullopt);
           case StreamOutcome::http_status:
             st.http_id = 0;
+            if (o.responses_refused && may_fall_back(st)) return fall_back(self, std::move(*o.responses_refused));
             if (retry::retryable_status(o.status)) {
               std::optional<int64_t> delay;
               if (o.retry_after_ms) delay = *o.retry_after_ms;

@@ -54,6 +54,7 @@ namespace {
 struct NodeState {
   NodeState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   mcp_hub_actor mcp;
+  model_registry_actor models;
   struct Front {
     caf::actor_addr store;
     conversation_manager_actor manager;
@@ -64,8 +65,9 @@ struct NodeState {
 
 using node_ptr = node_actor::stateful_pointer<NodeState>;
 
-node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp) {
+node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp, model_registry_actor models) {
   self->state.mcp = std::move(mcp);
+  self->state.models = std::move(models);
   // A front that goes away takes its conversations with it: they have nowhere left to write.
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& fronts = self->state.fronts;
@@ -89,7 +91,7 @@ node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp) {
         if (!store) return refuse(Refusal::request, "attach needs the front's rollout store");
         for (auto& f : self->state.fronts)  // the same front again (it reconnected)
           if (f.store == store.address()) return NodeAttached{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(f.manager)};
-        auto manager = spawn_conversation_manager(self->system(), store, self->state.mcp);
+        auto manager = spawn_conversation_manager(self->system(), store, self->state.mcp, self->state.models);
         self->monitor(store);
         self->monitor(manager);
         self->state.fronts.push_back({store.address(), manager});
@@ -100,6 +102,8 @@ node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp) {
 
 }  // namespace
 
-node_actor spawn_node(caf::actor_system& sys, mcp_hub_actor mcp) { return sys.spawn(node_impl, std::move(mcp)); }
+node_actor spawn_node(caf::actor_system& sys, mcp_hub_actor mcp, model_registry_actor models) {
+  return sys.spawn(node_impl, std::move(mcp), std::move(models));
+}
 
 }  // namespace llmx

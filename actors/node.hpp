@@ -37,7 +37,7 @@ bool is_loopback_host(std::string_view host);
 
 // The node actor: answers attaches from fronts, starting one conversation manager per front
 // (its conversations use `mcp` for configured MCP servers, shared by every front).
-node_actor spawn_node(caf::actor_system& sys, mcp_hub_actor mcp);
+node_actor spawn_node(caf::actor_system& sys, mcp_hub_actor mcp, model_registry_actor models);
 
 struct ClusterOptions {
   std::vector<NodeAddress> nodes;

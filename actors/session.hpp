@@ -17,6 +17,7 @@ struct SessionOptions {
   // The session's end shuts the engine down (stdio: one client, one engine). A listener's
   // sessions share the engine: theirs only closes their connection.
   bool owns_engine = true;
+  model_registry_actor models;  // what providers serve (none: model/list shows the built-in table)
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,

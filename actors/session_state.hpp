@@ -36,6 +36,8 @@ struct AcpSession {
   SandboxPolicy configured_sandbox;                                   // (its writable roots, network...)
   std::optional<acp::AcpTurn> turn;          // the running prompt's translation
   std::optional<rpc::Reply<RawJson>> prompt;  // its pending answer (the stop reason)
+  std::string model;                          // the model selected (configOptions)
+  std::vector<models::ModelPreset> models;    // the models offered: what the provider serves
 };
 
 struct SessionState {
@@ -195,6 +197,12 @@ void open_stored_thread(session_ptr self, ResumeThread req, bool announce, Reply
                         std::string what);
 // A thread started, resumed or forked through v2 streams to this session (app_methods.cpp).
 void attach_thread(session_ptr self, const std::string& thread_id, const conversation_actor& conv);
+
+// What the provider serves (model/list, ACP's model selector): the registry's catalogue, waiting
+// at most a few seconds for a first fetch; the built-in table, with a note, when there is no
+// registry or it does not answer.
+void with_catalog(session_ptr self, const ModelProviderInfo& provider,
+                  std::function<void(const models::ModelCatalog&)> next);
 
 // The methods each file serves, bound into a server's table.
 void bind_mcp_methods(Methods& t);           // mcp_methods.cpp: MCP itself and its tools

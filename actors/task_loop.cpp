@@ -2,6 +2,8 @@
 
 #include "protocol/model/retry_policy.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "actors/compaction.hpp"
@@ -15,7 +17,19 @@ namespace llmx {
 TaskLoop::TaskLoop(TaskSpec spec, ToolContext tools)
     : spec_(std::move(spec)), tools_(std::move(tools)), logic_(spec_.conversation_id, spec_.sub_id) {
   history_ = std::move(spec_.history);
+  // A task started without asking the model registry (tests, embedders) knows the table's facts.
+  if (spec_.model.meta.id.empty())
+    spec_.model = models::spec_of({}, spec_.config.model, spec_.config.provider.wire_api);
+  window_ = models::window_of(spec_.model, spec_.config.model_context_window);
 }
+
+namespace {
+size_t count_images(const std::vector<UserInput>& input) {
+  return static_cast<size_t>(std::count_if(input.begin(), input.end(), [](const UserInput& i) {
+    return i.is<ImageInput>() || i.is<LocalImageInput>();
+  }));
+}
+}  // namespace
 
 void TaskLoop::emit_all(Steps& out, std::vector<EventMsg>& msgs) {
   for (auto& m : msgs) emit(out, std::move(m));
@@ -46,10 +60,11 @@ void TaskLoop::finish(Steps& out, bool aborted) {
 void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<ToolSpec> tools) {
   ModelRequest req;
   req.seq = ++seq_;
-  req.prompt = base_prompt(spec_.config, spec_.conversation_id);
+  req.prompt = base_prompt(spec_.config, spec_.conversation_id, spec_.model);
   req.prompt.input = std::move(input);
   req.prompt.tools = std::move(tools);
   req.provider = spec_.config.provider;
+  req.wire = spec_.model.wire;
   req.call_id_prefix = fmt::format("call_{}_{}", spec_.sub_id, seq_);
   req.user_agent = user_agent();
   out.push_back(Request{std::move(req)});
@@ -66,10 +81,15 @@ void TaskLoop::send_request(Steps& out) {
 }
 
 void TaskLoop::start(Steps& out) {
-  emit(out, TaskStartedEvent{spec_.config.model_context_window});
+  emit(out, TaskStartedEvent{window_});
   if (spec_.first_task && tools_.mcp)
     for (auto& ev : tools_.mcp->startup_events()) emit(out, std::move(ev));
   if (spec_.compact_only) return start_compaction(out);
+  // Images for a model its provider says cannot see them: refused before anything is recorded.
+  if (auto refusal = models::image_refusal(spec_.model, count_images(spec_.input))) {
+    emit(out, ErrorEvent{*refusal});
+    return finish(out, false);
+  }
   std::vector<EventMsg> events;
   auto item = logic_.user_input(spec_.input, events);
   record(out, {std::move(item)});
@@ -120,7 +140,7 @@ void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, St
     if (compact_logic_->response_complete()) finish_compaction(out);
     return;
   }
-  logic_.on_model_events(events, msgs, spec_.config.model_context_window);
+  logic_.on_model_events(events, msgs, window_);
   emit_all(out, msgs);
   if (logic_.response_complete()) on_response_complete(out);
 }
@@ -129,6 +149,15 @@ void TaskLoop::on_model_retrying(uint64_t seq, const std::string& message, Steps
   if (done_ || seq != seq_) return;
   (compact_logic_ ? *compact_logic_ : logic_).reset_response();
   emit(out, StreamErrorEvent{message});
+}
+
+void TaskLoop::on_wire_fallback(uint64_t seq, const std::string& reason, Steps& out) {
+  if (done_ || seq != seq_ || spec_.model.wire == WireApi::chat) return;
+  spec_.model.wire = WireApi::chat;
+  spec_.model.wire_note = reason;
+  emit(out, WarningEvent{fmt::format("Provider `{}` does not serve the Responses API ({}); llmx uses Chat "
+                                     "Completions with it from now on.",
+                                     spec_.config.provider.id, reason)});
 }
 
 void TaskLoop::on_model_failed(uint64_t seq, const std::string& message, Steps& out) {
@@ -143,14 +172,14 @@ void TaskLoop::on_model_failed(uint64_t seq, const std::string& message, Steps& 
 
 void TaskLoop::on_response_complete(Steps& out) {
   auto finish_reason = logic_.completion().finish_reason;
-  emit(out, logic_.token_count(spec_.config.model_context_window));
+  emit(out, logic_.token_count(window_));
   std::optional<int64_t> tokens;
   if (logic_.completion().usage) tokens = logic_.completion().usage->total_tokens;
   record(out, logic_.take_items());
   auto calls = logic_.take_calls();
   // Auto-compaction (E14): a response whose usage reached the limit compacts the history once
   // its tool calls ran, and the task goes on from the summary.
-  if (auto limit = compaction::auto_limit(spec_.config); limit && tokens && *tokens >= *limit) {
+  if (auto limit = compaction::auto_limit(spec_.config, spec_.model); limit && tokens && *tokens >= *limit) {
     if (auto_compacted_) {
       emit(out, ErrorEvent{fmt::format("Conversation is still above the token limit after automatic summarization "
                                        "(limit {}, current {}). Please start a new session or trim your input.",
@@ -176,6 +205,13 @@ void TaskLoop::on_response_complete(Steps& out) {
 // request; otherwise the task is done.
 void TaskLoop::continue_after_tools(bool had_calls, Steps& out) {
   bool has_input = !pending_input_.empty();
+  size_t images = 0;
+  for (const auto& input : pending_input_) images += count_images(input);
+  if (auto refusal = models::image_refusal(spec_.model, images)) {
+    pending_input_.clear();
+    emit(out, ErrorEvent{*refusal});
+    return finish(out, false);
+  }
   for (auto& input : pending_input_) {
     std::vector<EventMsg> events;
     auto item = logic_.user_input(input, events);

@@ -78,6 +78,9 @@ class TaskLoop {
   // Streamed model output of request `seq` (stale sequence numbers are ignored).
   void on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out);
   void on_model_retrying(uint64_t seq, const std::string& message, Steps& out);
+  // The provider does not serve Responses: this request went on over Chat, and so do the task's
+  // later ones; the clients hear it once, as a warning.
+  void on_wire_fallback(uint64_t seq, const std::string& reason, Steps& out);
   void on_model_failed(uint64_t seq, const std::string& message, Steps& out);
   // The answers to Ask and Run steps (stale generations are ignored).
   void on_approval(uint64_t generation, const ApprovalReply& reply, Steps& out);
@@ -132,6 +135,7 @@ class TaskLoop {
   size_t compact_dropped_ = 0;
   bool auto_compacted_ = false;  // the last response triggered an auto-compaction
   bool compact_pending_ = false;  // compact before the next request
+  std::optional<int64_t> window_;  // the model's context window (config, provider, table)
 };
 
 }  // namespace llmx

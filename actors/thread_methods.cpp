@@ -135,21 +135,41 @@ void model_list(session_ptr self, api::ModelListParams p, Reply<Result> reply) {
   auto cfg = config_or_error(self, reply);
   if (!cfg) return;
   std::optional<int64_t> limit = p.limit ? std::optional<int64_t>(*p.limit) : std::optional<int64_t>(p.pageSize);
-  try {
-    auto page = models::list_models(cfg->model, p.cursor, limit);
-    Result r;
-    if constexpr (std::is_same_v<Result, api::ModelListData>)
-      r.data = std::move(page.items);
-    else
-      r.items = std::move(page.items);
-    r.nextCursor = page.next_cursor;
-    reply(r);
-  } catch (const std::invalid_argument& err) {
-    reply(RpcError{rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what())});
-  }
+  auto answer = [=](const models::ModelCatalog& catalog) {
+    try {
+      auto page = models::page_of(models::catalog_presets(catalog, cfg->model), p.cursor, limit);
+      Result r;
+      if constexpr (std::is_same_v<Result, api::ModelListData>)
+        r.data = std::move(page.items);
+      else
+        r.items = std::move(page.items);
+      r.nextCursor = page.next_cursor;
+      r.source = catalog.source;
+      r.note = catalog.note;
+      reply(r);
+    } catch (const std::invalid_argument& err) {
+      reply(RpcError{rpc::kInvalidParams, fmt::format("Invalid params: {}", err.what())});
+    }
+  };
+  with_catalog(self, cfg->provider, answer);
 }
 
 }  // namespace
+
+// A first fetch has this long before the table answers (it goes on in the background).
+constexpr int64_t kCatalogWaitMs = 3000;
+
+void with_catalog(session_ptr self, const ModelProviderInfo& provider,
+                  std::function<void(const models::ModelCatalog&)> next) {
+  const auto& registry = self->state.options.models;
+  if (!registry) return next(models::builtin_catalog("this server has no model registry; showing llmx's built-in models"));
+  self->request(registry, caf::infinite, ModelsQuery{provider, kCatalogWaitMs, false})
+      .then([=](models::ModelCatalog& catalog) { next(catalog); },
+            [=](caf::error& err) {
+              next(models::builtin_catalog(fmt::format("the model registry failed ({}); showing llmx's built-in models",
+                                                       caf::to_string(err))));
+            });
+}
 
 void bind_thread_methods(Methods& t, ModelListShape shape) {
   t.bind<api::ListConversationsParams, api::ListConversationsResult>("listConversations", list_conversations);

@@ -19,6 +19,7 @@ struct TurnExecutorState {
   conversation_actor conversation;
   approval_broker_actor broker;
   mcp_hub_actor mcp;
+  model_registry_actor models;
   std::unique_ptr<TaskLoop> loop;
   bool interrupted = false;  // before the loop started (while MCP servers were starting)
   // The MCP call in flight: its client and key, to cancel it on interrupt.
@@ -175,11 +176,39 @@ void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
   carry_out(self, steps);
 }
 
+// The task's tools are known once its MCP servers are up (when it has any).
+void connect_tools(executor_ptr self, TaskSpec spec) {
+  auto tools = tool_context(spec);
+  self->state.can_ask = tools.can_ask;
+  const auto& servers = spec.config.mcp_servers;
+  bool any = std::any_of(servers.begin(), servers.end(), [](const auto& s) { return s.second.enabled; });
+  if (!any || !self->state.mcp || spec.compact_only) return begin(self, std::move(spec), std::move(tools));
+  // The first request waits for the servers' start-up (each bounded by its own timeout); the
+  // conversation's first task says which are starting.
+  if (spec.first_task) {
+    for (const auto& [name, server] : servers)
+      if (server.enabled) {
+        McpStartupStatus starting;
+        starting.state = "starting";
+        self->state.outbox.push_back(Event{spec.sub_id, McpStartupUpdateEvent{name, std::move(starting)}});
+      }
+    flush(self);
+  }
+  self->request(self->state.mcp, caf::infinite, McpConnect{servers})
+      .then([=](McpServers& ready) mutable {
+              tools.mcp = std::make_shared<const McpTools>(ready, spec.config.mcp_servers);
+              begin(self, std::move(spec), std::move(tools));
+            },
+            [=](caf::error&) mutable { begin(self, std::move(spec), std::move(tools)); });
+}
+
 turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, conversation_actor conversation,
-                                                     approval_broker_actor broker, mcp_hub_actor mcp) {
+                                                     approval_broker_actor broker, mcp_hub_actor mcp,
+                                                     model_registry_actor models) {
   self->state.conversation = std::move(conversation);
   self->state.broker = std::move(broker);
   self->state.mcp = std::move(mcp);
+  self->state.models = std::move(models);
   auto run = [self](auto&& input) {
     if (!self->state.loop) return;
     TaskLoop::Steps steps;
@@ -190,28 +219,16 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](start_atom, TaskSpec& spec) {
         self->state.sub_id = spec.sub_id;
         self->state.files = spec.files;
-        auto tools = tool_context(spec);
-        self->state.can_ask = tools.can_ask;
-        const auto& servers = spec.config.mcp_servers;
-        bool any = std::any_of(servers.begin(), servers.end(), [](const auto& s) { return s.second.enabled; });
-        if (!any || !self->state.mcp || spec.compact_only) return begin(self, std::move(spec), std::move(tools));
-        // The first request waits for the servers' start-up (each bounded by its own timeout); the
-        // conversation's first task says which are starting.
-        if (spec.first_task) {
-          for (const auto& [name, server] : servers)
-            if (server.enabled) {
-              McpStartupStatus starting;
-              starting.state = "starting";
-              self->state.outbox.push_back(Event{spec.sub_id, McpStartupUpdateEvent{name, std::move(starting)}});
-            }
-          flush(self);
-        }
-        self->request(self->state.mcp, caf::infinite, McpConnect{servers})
-            .then([=](McpServers& ready) mutable {
-                    tools.mcp = std::make_shared<const McpTools>(ready, spec.config.mcp_servers);
-                    begin(self, std::move(spec), std::move(tools));
+        if (!self->state.models || !spec.model.meta.id.empty()) return connect_tools(self, std::move(spec));
+        // What the provider says of the model, from the registry's cache (it never waits on the
+        // network); without an answer the task knows the built-in table's facts.
+        ModelLookup q{spec.config.provider, spec.config.model};
+        self->request(self->state.models, caf::infinite, std::move(q))
+            .then([=](models::ModelSpec& model) mutable {
+                    spec.model = std::move(model);
+                    connect_tools(self, std::move(spec));
                   },
-                  [=](caf::error&) mutable { begin(self, std::move(spec), std::move(tools)); });
+                  [=](caf::error&) mutable { connect_tools(self, std::move(spec)); });
       },
       [=](interrupt_atom) {
         self->state.interrupted = true;
@@ -263,14 +280,20 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](ModelFailed& f) {
         run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_model_failed(f.seq, f.message, out); });
       },
+      [=](WireFallback& f) {
+        if (self->state.models) self->send(self->state.models, f);  // every later request, process-wide
+        run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_wire_fallback(f.seq, f.reason, out); });
+      },
   };
 }
 
 }  // namespace
 
 turn_executor_actor spawn_turn_executor(caf::local_actor* parent, conversation_actor conversation,
-                                        approval_broker_actor broker, mcp_hub_actor mcp) {
-  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation), std::move(broker), std::move(mcp));
+                                        approval_broker_actor broker, mcp_hub_actor mcp,
+                                        model_registry_actor models) {
+  return parent->spawn<caf::linked>(turn_executor_impl, std::move(conversation), std::move(broker), std::move(mcp),
+                                    std::move(models));
 }
 
 }  // namespace llmx

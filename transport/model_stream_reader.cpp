@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "protocol/core/rate_limits.hpp"
+#include "protocol/model/provider_models.hpp"
 #include "protocol/model/retry_policy.hpp"
 #include "protocol/base/text.hpp"
 
@@ -19,7 +20,7 @@ std::variant<ChatStreamParser, ResponsesStreamParser> make_parser(WireApi wire, 
 }  // namespace
 
 ModelStreamReader::ModelStreamReader(uint32_t attempt, std::string call_id_prefix, WireApi wire)
-    : parser_(make_parser(wire, std::move(call_id_prefix))) {
+    : parser_(make_parser(wire, std::move(call_id_prefix))), responses_(wire == WireApi::responses) {
   outcome_.attempt = attempt;
 }
 
@@ -101,7 +102,10 @@ void ModelStreamReader::on_body(std::string_view bytes, std::vector<ModelEvent>&
 void ModelStreamReader::on_end(const std::string& transport_error, std::vector<ModelEvent>& out) {
   if (finished_) return;
   if (status_ == 0) return finish(StreamOutcome::transport_error, "Connection failed: " + transport_error);
-  if (!ok_status(status_)) return finish(StreamOutcome::http_status, retry::unexpected_status(status_, error_body_));
+  if (!ok_status(status_)) {
+    if (responses_) outcome_.responses_refused = models::responses_refusal(status_, error_body_);
+    return finish(StreamOutcome::http_status, retry::unexpected_status(status_, error_body_));
+  }
   auto status = Parsed::more;
   decoder_.finish([&](sse::Event&& ev) {
     if (status == Parsed::more) status = feed_event(ev.data, out);

@@ -44,7 +44,8 @@ class ModelStreamReader {
   std::variant<ChatStreamParser, ResponsesStreamParser> parser_;
   long status_ = 0;
   std::string error_body_;
-  std::string internal_error_;  // a parser threw: the attempt is retried as a cut stream
+  std::string internal_error_;
+  bool responses_ = false;  // a parser threw: the attempt is retried as a cut stream
   bool finished_ = false;
   StreamOutcome outcome_;
 };

@@ -130,3 +130,8 @@ namespace llmx::mcp {
 // The MCP types that cross actor boundaries (tasks) are found by ADL here too.
 using llmx::inspect;
 }  // namespace llmx::mcp
+
+namespace llmx::models {
+// What providers serve (the model registry's answers) crosses actor boundaries too.
+using llmx::inspect;
+}  // namespace llmx::models

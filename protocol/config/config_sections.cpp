@@ -17,26 +17,31 @@ ModelProviderInfo& apply_provider_table(std::map<std::string, ModelProviderInfo>
   t.check_keys({"name", "base_url", "env_key", "env_key_instructions", "experimental_bearer_token", "wire_api",
                 "query_params", "http_headers", "env_http_headers", "request_max_retries", "stream_max_retries",
                 "stream_idle_timeout_ms", "max_tokens", "requires_openai_auth", "include_usage", "prompt_cache",
-                "reasoning_passback"});
+                "reasoning_passback", "models_cache_ttl_secs", "model_info"});
   // Built-ins may be changed field by field (E7); a new id needs a name.
   auto name = t.string("name");
   if (!providers.count(id) && !name)
     throw ConfigError(fmt::format("{}: missing field `name` in `model_providers.{}`", t.ctx().where(t.table().source()),
                                   key_part(id)));
+  bool known = providers.count(id) > 0;
   auto& p = providers[id];
   p.id = id;
+  // A provider llmx does not know may speak either wire: Responses first, Chat if it refuses.
+  if (!known) p.wire_api = WireApi::automatic;
   if (name) p.name = *name;
   if (auto v = t.string("base_url")) p.base_url = *v;
   if (auto v = t.string("env_key")) p.env_key = *v;
   if (auto v = t.string("env_key_instructions")) p.env_key_instructions = *v;
   if (auto v = t.string("experimental_bearer_token")) p.experimental_bearer_token = *v;
-  if (auto v = t.one_of("wire_api", {"chat", "responses"})) p.wire_api = *enum_from_name<WireApi>(*v);
+  if (auto v = t.one_of("wire_api", {"chat", "responses", "auto"})) p.wire_api = *enum_from_name<WireApi>(*v);
   if (auto v = t.integer("request_max_retries", 0)) p.request_max_retries = std::min<int64_t>(*v, 100);
   if (auto v = t.integer("stream_max_retries", 0)) p.stream_max_retries = std::min<int64_t>(*v, 100);
   if (auto v = t.integer("stream_idle_timeout_ms", 0)) p.stream_idle_timeout_ms = *v;
   if (auto v = t.integer("max_tokens", 1)) p.max_tokens = *v;
   (void)t.boolean("requires_openai_auth");  // a login-flow hint for UIs
   if (auto v = t.boolean("include_usage")) p.include_usage = *v;
+  if (auto v = t.integer("models_cache_ttl_secs", 0)) p.models_cache_ttl_secs = *v;
+  if (auto v = t.boolean("model_info")) p.model_info = *v;
   if (auto v = t.boolean("prompt_cache")) p.prompt_cache = *v;
   if (auto v = t.one_of("reasoning_passback", {"none", "reasoning_content", "thinking_blocks", "reasoning"}))
     p.reasoning_passback = *enum_from_name<ReasoningPassback>(*v);

@@ -1,5 +1,6 @@
 #include "protocol/config/provider.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -41,6 +42,16 @@ std::string ModelProviderInfo::chat_url() const {
 
 std::string ModelProviderInfo::responses_url() const {
   return with_query(trim_slash(base_url.empty() ? "https://api.openai.com/v1" : base_url) + "/responses",
+                    query_params);
+}
+
+std::string ModelProviderInfo::models_url() const {
+  return with_query(trim_slash(base_url.empty() ? "https://api.openai.com/v1" : base_url) + "/models", query_params);
+}
+
+std::string ModelProviderInfo::model_info_url() const {
+  // LiteLLM serves it at /model/info and /v1/model/info, so it sits beside /models either way.
+  return with_query(trim_slash(base_url.empty() ? "https://api.openai.com/v1" : base_url) + "/model/info",
                     query_params);
 }
 
@@ -94,6 +105,23 @@ BearerToken resolve_bearer_token(const ModelProviderInfo& p) {
 }
 
 bool may_use_stored_api_key(const ModelProviderInfo& p) { return p.env_key.has_value() || p.id == "openai"; }
+
+std::vector<std::pair<std::string, std::string>> provider_headers(const ModelProviderInfo& p, const BearerToken& token) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (token.token) out.emplace_back("Authorization", "Bearer " + *token.token);
+  for (const auto& [k, v] : p.http_headers) out.emplace_back(k, v);
+  for (const auto& [k, var] : p.env_http_headers)
+    if (const char* val = env_value(var.c_str()); val && *val) out.emplace_back(k, val);
+  return out;
+}
+
+bool wants_model_info(const ModelProviderInfo& p) {
+  if (p.model_info) return *p.model_info;
+  if (p.id == "openai") return false;
+  auto lower = p.name;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower != "azure" && p.base_url.find(".azure.") == std::string::npos;
+}
 
 void write_json(json::Writer& w, const ModelProviderInfo& x) {
   ModelProviderInfo shown = x;

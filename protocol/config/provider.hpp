@@ -5,17 +5,22 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protocol/core/events.hpp"
 
 namespace llmx {
 
-enum class WireApi { chat, responses };
+// `automatic` (config "auto", the default for providers llmx does not know): Responses first, and
+// Chat for the rest of the process once the provider says it does not serve Responses.
+enum class WireApi { chat, responses, automatic };
 template <>
 struct EnumTraits<WireApi> {
-  static constexpr std::array<std::pair<WireApi, std::string_view>, 2> values{{
+  static constexpr std::array<std::pair<WireApi, std::string_view>, 3> values{{
       {WireApi::chat, "chat"},
       {WireApi::responses, "responses"},
+      {WireApi::automatic, "auto"},
   }};
 };
 
@@ -53,6 +58,12 @@ struct ModelProviderInfo {
   std::optional<bool> prompt_cache;         // E6: force cache_control markers on or off
   // E5; unset = by model name: "deepseek" → reasoning_content, "claude" → thinking_blocks.
   std::optional<ReasoningPassback> reasoning_passback;
+  // How long the provider's model list (GET /models, LiteLLM's /model/info) is used before it is
+  // fetched again in the background (issue 19); a failed fetch is retried after min(ttl, 30 s).
+  int64_t models_cache_ttl_secs = 300;
+  // Whether to ask LiteLLM's /model/info for context windows and capabilities; unset = every
+  // provider but OpenAI's and Azure's (a server without it answers 404, which is fine).
+  std::optional<bool> model_info;
   // The key stored by `llmx login` (auth.json), attached once when the configuration is loaded
   // (auth::attach_stored_api_key) so requests never read the file. It crosses actor boundaries
   // but is never written as JSON (see write_json below).
@@ -67,11 +78,17 @@ struct ModelProviderInfo {
               v("stream_idle_timeout_ms", s.stream_idle_timeout_ms); v("max_tokens", s.max_tokens);
               v("include_usage", s.include_usage); v("prompt_cache", s.prompt_cache);
               v("reasoning_passback", s.reasoning_passback);
+              v("models_cache_ttl_secs", s.models_cache_ttl_secs, Field::defaulted);
+              v("model_info", s.model_info);
               v("stored_api_key", s.stored_api_key, Field::defaulted))
 
   // `{base_url}/chat/completions?{query}`.
   std::string chat_url() const;
   std::string responses_url() const;
+  std::string models_url() const;      // `{base_url}/models?{query}`
+  std::string model_info_url() const;  // LiteLLM's `{base_url}/model/info?{query}`
+  // What the provider's model list and its remembered wire are kept under: id and base URL.
+  std::string cache_key() const { return id + " " + base_url; }
 };
 
 // JSON encoding of a provider: every field except `stored_api_key`, so the stored key never
@@ -94,5 +111,12 @@ BearerToken resolve_bearer_token(const ModelProviderInfo& p);
 // Whether a provider may fall back to the key stored by `llmx login`: providers that declare an
 // `env_key`, and the built-in `openai` provider (the reference's `requires_openai_auth`).
 bool may_use_stored_api_key(const ModelProviderInfo& p);
+
+// The headers every request to the provider carries besides its own: the bearer token (when
+// resolved), `http_headers`, and `env_http_headers` whose variables are set.
+std::vector<std::pair<std::string, std::string>> provider_headers(const ModelProviderInfo& p, const BearerToken& token);
+
+// Whether the provider is asked for LiteLLM's /model/info (see ModelProviderInfo::model_info).
+bool wants_model_info(const ModelProviderInfo& p);
 
 }  // namespace llmx

@@ -61,12 +61,16 @@ LLMX_TAGGED(SessionConfiguredEvent, "session_configured", std::string session_id
            std::optional<JsonOf<RecordedEvents>> initial_messages; std::string rollout_path;
            // llmx: present when the configured sandbox cannot be enforced here (DECISIONS E11).
            std::optional<std::string> sandbox_warning;
+           // llmx: the wire requests take (`chat` | `responses`) and, for a provider configured
+           // `wire_api = "auto"` that refused Responses earlier in this process, why it takes Chat.
+           std::optional<std::string> wire_api; std::optional<std::string> wire_api_fallback;
            LLMX_FIELDS(v("session_id", s.session_id); v("model", s.model);
                        v("reasoning_effort", s.reasoning_effort);
                        v("history_log_id", s.history_log_id, Field::defaulted);
                        v("history_entry_count", s.history_entry_count, Field::defaulted);
                        v("initial_messages", s.initial_messages);
-                       v("rollout_path", s.rollout_path); v("sandbox_warning", s.sandbox_warning)))
+                       v("rollout_path", s.rollout_path); v("sandbox_warning", s.sandbox_warning);
+                       v("wire_api", s.wire_api); v("wire_api_fallback", s.wire_api_fallback)))
 
 LLMX_TAGGED(ExecCommandBeginEvent, "exec_command_begin", std::string call_id;
            std::vector<std::string> command; std::string cwd; std::vector<ParsedCommand> parsed_cmd;

@@ -35,8 +35,11 @@ struct StreamOutcome {
   int64_t status = 0;
   std::string message;
   Nullable<int64_t> retry_after_ms;
+  // A Responses request the provider refused as an API it does not serve (404, a rejected
+  // Responses-only field...): why, so an `auto` provider can fall back to Chat.
+  std::optional<std::string> responses_refused;
   LLMX_FIELDS(v("attempt", s.attempt); v("kind", s.kind); v("status", s.status); v("message", s.message);
-              v("retry_after_ms", s.retry_after_ms))
+              v("retry_after_ms", s.retry_after_ms); v("responses_refused", s.responses_refused))
 };
 
 

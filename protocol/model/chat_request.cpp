@@ -229,7 +229,7 @@ bool wants_prompt_cache(const std::string& model, const ModelProviderInfo& provi
 }
 
 std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& provider) {
-  bool cache = wants_prompt_cache(prompt.model, provider);
+  bool cache = prompt.cache_markers.value_or(wants_prompt_cache(prompt.model, provider));
   auto history = normalize_history(prompt.input);
   auto msgs = assemble(history);
   auto reasoning = passbacks(msgs, passback_for(prompt.model, provider));
@@ -268,7 +268,10 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
     w.key("json_schema").begin_object().field("name", "llmx_output_schema").field("strict", true);
     w.key("schema").raw(prompt.output_schema->text).end_object().end_object();
   }
-  w.field("max_tokens", provider.max_tokens.value_or(20480));
+  if (prompt.chat_reasoning_effort) w.field("reasoning_effort", *prompt.chat_reasoning_effort);
+  auto max_tokens = provider.max_tokens.value_or(20480);
+  if (prompt.output_cap) max_tokens = std::min(max_tokens, *prompt.output_cap);
+  w.field("max_tokens", max_tokens);
   w.end_object();
   return w.take();
 }

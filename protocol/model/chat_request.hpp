@@ -37,12 +37,21 @@ struct Prompt {
   std::optional<RawJson> output_schema;
   // Responses only: the access program requested for the model (`access_programs.cyber`).
   std::optional<std::string> cyber_access_program;
+  // What the model's metadata decided (issue 19); unset: the provider's settings and E6's name
+  // rule alone. The model's own output limit (Chat's `max_tokens` and Responses'
+  // `max_output_tokens` never exceed it), whether to send cache_control markers, and the effort
+  // sent as Chat's `reasoning_effort` (only to a model the provider says reasons).
+  std::optional<int64_t> output_cap;
+  std::optional<bool> cache_markers;
+  std::optional<std::string> chat_reasoning_effort;
   LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
               v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
               v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
               v("reasoning_effort", s.reasoning_effort); v("reasoning_summary", s.reasoning_summary);
               v("verbosity", s.verbosity); v("output_schema", s.output_schema);
-              v("cyber_access_program", s.cyber_access_program))
+              v("cyber_access_program", s.cyber_access_program);
+              v("output_cap", s.output_cap); v("cache_markers", s.cache_markers);
+              v("chat_reasoning_effort", s.chat_reasoning_effort))
 };
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a

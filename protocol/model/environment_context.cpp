@@ -69,15 +69,19 @@ std::string system_instructions(const Config& cfg) {
   return std::string(prompts::get("system"));
 }
 
-Prompt base_prompt(const Config& cfg, const std::string& conversation_id) {
+Prompt base_prompt(const Config& cfg, const std::string& conversation_id, const models::ModelSpec& spec) {
   auto family = models::find_family(cfg.model);
   Prompt p;
   p.model = cfg.model;
   p.instructions = system_instructions(cfg);
   p.conversation_id = conversation_id;
   p.parallel_tool_calls = family.supports_parallel_tool_calls;
-  p.reasoning = cfg.model_supports_reasoning_summaries.value_or(family.supports_reasoning_summaries);
+  p.reasoning = models::sends_reasoning(spec, cfg.model_supports_reasoning_summaries);
   p.reasoning_effort = cfg.reasoning_effort;
+  // Chat carries an effort only to a model its provider says reasons (LiteLLM refuses it elsewhere).
+  if (spec.meta.reasoning.value_or(false) && p.reasoning) p.chat_reasoning_effort = cfg.reasoning_effort;
+  p.output_cap = spec.meta.max_output_tokens;
+  p.cache_markers = models::wants_cache_markers(spec, cfg.provider);
   p.reasoning_summary = cfg.reasoning_summary;
   if (family.support_verbosity) p.verbosity = cfg.model_verbosity;
   return p;

@@ -7,6 +7,7 @@
 #include "protocol/model/chat_request.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/core/items.hpp"
+#include "protocol/model/provider_models.hpp"
 
 namespace llmx {
 
@@ -19,9 +20,9 @@ std::vector<ResponseItem> initial_context(const Config& cfg);
 // The system prompt: the configured base instructions, else our own (protocol/prompts/system.md).
 std::string system_instructions(const Config& cfg);
 
-// A request's settings for this configuration: model, system prompt, and what the model family
-// supports (parallel tool calls; reasoning summaries and verbosity, used by the Responses wire).
-// Input and tools are left to the caller.
-Prompt base_prompt(const Config& cfg, const std::string& conversation_id);
+// A request's settings for this configuration: model, system prompt, and what the model supports
+// (parallel tool calls by family; reasoning, output limit and cache markers as `spec` says, its
+// provider's metadata or the built-in table). Input and tools are left to the caller.
+Prompt base_prompt(const Config& cfg, const std::string& conversation_id, const models::ModelSpec& spec);
 
 }  // namespace llmx

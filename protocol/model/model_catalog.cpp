@@ -185,7 +185,10 @@ std::vector<ModelPreset> available_models(const std::string& configured_model, b
 
 ModelPage list_models(const std::string& configured_model, std::optional<std::string> cursor,
                       std::optional<int64_t> limit, bool chatgpt_login) {
-  auto all = available_models(configured_model, chatgpt_login);
+  return page_of(available_models(configured_model, chatgpt_login), std::move(cursor), limit);
+}
+
+ModelPage page_of(std::vector<ModelPreset> all, std::optional<std::string> cursor, std::optional<int64_t> limit) {
   size_t total = all.size();
   size_t start = 0;
   if (cursor) {

@@ -83,10 +83,18 @@ struct ModelPreset {
   std::vector<ReasoningEffortPreset> supported_reasoning_efforts;
   std::string default_reasoning_effort = "medium";
   bool is_default = false;
+  // What the provider says of the model (issue 19), omitted when unknown: `inputModalities` as in
+  // Codex's Model; the rest are llmx's.
+  std::optional<std::vector<std::string>> input_modalities;
+  std::optional<int64_t> context_window, max_output_tokens;
+  std::optional<bool> supports_tools, supports_reasoning, supports_prompt_caching;
   LLMX_FIELDS(v("id", s.id); v("model", s.model); v("displayName", s.display_name);
               v("description", s.description);
               v("supportedReasoningEfforts", s.supported_reasoning_efforts);
-              v("defaultReasoningEffort", s.default_reasoning_effort); v("isDefault", s.is_default))
+              v("defaultReasoningEffort", s.default_reasoning_effort); v("isDefault", s.is_default);
+              v("inputModalities", s.input_modalities); v("contextWindow", s.context_window);
+              v("maxOutputTokens", s.max_output_tokens); v("supportsTools", s.supports_tools);
+              v("supportsReasoning", s.supports_reasoning); v("supportsPromptCaching", s.supports_prompt_caching))
 };
 
 inline constexpr std::string_view kConfiguredModelDescription = "Configured in config.toml";
@@ -112,5 +120,8 @@ struct ModelPage {
 // decimal index and "cursor <n> exceeds total models <total>" past the end.
 ModelPage list_models(const std::string& configured_model, std::optional<std::string> cursor,
                       std::optional<int64_t> limit, bool chatgpt_login = false);
+
+// One page of `all`, with the cursor and limit rules of list_models().
+ModelPage page_of(std::vector<ModelPreset> all, std::optional<std::string> cursor, std::optional<int64_t> limit);
 
 }  // namespace llmx::models

@@ -125,7 +125,8 @@ std::string build_responses_request(const Prompt& prompt, const ModelProviderInf
     }
     w.end_object();
   }
-  if (provider.max_tokens) w.field("max_output_tokens", *provider.max_tokens);
+  if (provider.max_tokens)
+    w.field("max_output_tokens", prompt.output_cap ? std::min(*provider.max_tokens, *prompt.output_cap) : *provider.max_tokens);
   if (prompt.cyber_access_program)
     w.key("access_programs").begin_object().field("cyber", *prompt.cyber_access_program).end_object();
   w.end_object();

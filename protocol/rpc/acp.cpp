@@ -139,10 +139,44 @@ std::string mode_state(std::string_view current) {
   return w.take();
 }
 
-std::string new_session_result(const std::string& session_id, std::string_view mode) {
+std::string config_options(const std::vector<models::ModelPreset>& models, std::string_view current) {
   json::Writer w;
-  w.begin_object().field("sessionId", session_id).key("modes").raw(mode_state(mode)).end_object();
+  w.begin_array().begin_object().field("id", kModelOption).field("name", "Model");
+  w.field("description", "The model the agent's next turns use, from what the provider serves");
+  w.field("category", "model").field("type", "select").field("currentValue", current);
+  w.key("options").begin_array();
+  bool listed = false;
+  for (const auto& m : models) {
+    listed |= m.model == current;
+    w.begin_object().field("value", m.model).field("name", m.display_name).field("description", m.description).end_object();
+  }
+  if (!listed) w.begin_object().field("value", current).field("name", current).end_object();
+  w.end_array().end_object().end_array();
   return w.take();
+}
+
+std::string new_session_result(const std::string& session_id, std::string_view mode, const std::string& options) {
+  json::Writer w;
+  w.begin_object().field("sessionId", session_id).key("modes").raw(mode_state(mode));
+  w.key("configOptions").raw(options).end_object();
+  return w.take();
+}
+
+std::string set_config_option_result(const std::string& options) {
+  json::Writer w;
+  w.begin_object().key("configOptions").raw(options).end_object();
+  return w.take();
+}
+
+std::optional<std::string> select_value(const RawJson& value) {
+  try {
+    json::Parser parser;
+    auto e = parser.parse(value.text);
+    if (!e.is_string()) return std::nullopt;
+    return std::string(e.get_string().value_unsafe());
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::optional<RawJson>& servers) {
@@ -201,9 +235,9 @@ std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::opt
   return out;
 }
 
-std::string load_session_result(std::string_view mode) {
+std::string load_session_result(std::string_view mode, const std::string& options) {
   json::Writer w;
-  w.begin_object().key("modes").raw(mode_state(mode)).end_object();
+  w.begin_object().key("modes").raw(mode_state(mode)).key("configOptions").raw(options).end_object();
   return w.take();
 }
 

@@ -14,6 +14,7 @@
 #include "protocol/core/event_msgs.hpp"
 #include "protocol/core/events.hpp"
 #include "protocol/core/policy.hpp"
+#include "protocol/model/model_catalog.hpp"
 #include "protocol/rpc/method_table.hpp"
 #include "protocol/store/thread_store.hpp"
 
@@ -73,6 +74,15 @@ struct SetModeParams {
   LLMX_FIELDS(v("sessionId", s.sessionId); v("modeId", s.modeId))
 };
 
+// session/set_config_option: a select takes a value id (a string); a boolean option (none here)
+// would take a bool.
+struct SetConfigOptionParams {
+  std::string sessionId;
+  std::string configId;
+  RawJson value;
+  LLMX_FIELDS(v("sessionId", s.sessionId); v("configId", s.configId); v("value", s.value))
+};
+
 // What the client declared it can do.
 struct ClientCapabilities {
   bool read_text_file = false;
@@ -103,10 +113,18 @@ inline constexpr std::string_view kConfiguredMode = "configured";
 std::string mode_of(std::string_view approval_policy, std::string_view sandbox_mode);
 // `{currentModeId, availableModes}` (the configured mode listed when no preset is it).
 std::string mode_state(std::string_view current);
+// The session's configuration options (`configOptions`): the model selector (category `model`),
+// offering what the provider serves (`models`, the model/list entries) with `current` selected.
+inline constexpr std::string_view kModelOption = "model";
+std::string config_options(const std::vector<models::ModelPreset>& models, std::string_view current);
 // session/new's result.
-std::string new_session_result(const std::string& session_id, std::string_view mode);
+std::string new_session_result(const std::string& session_id, std::string_view mode, const std::string& options);
 // session/load's result.
-std::string load_session_result(std::string_view mode);
+std::string load_session_result(std::string_view mode, const std::string& options);
+// session/set_config_option's result: every option with its value now.
+std::string set_config_option_result(const std::string& options);
+// The model a select option's value names (a JSON string), or nullopt when it is not a string.
+std::optional<std::string> select_value(const RawJson& value);
 // session/list's result: a page of stored threads, titled by their name or else their preview.
 std::string list_sessions_result(const threads::ListPage& page);
 // -32002 for a session this agent does not have (`data.sessionId`, the SDK's convention).

@@ -217,15 +217,19 @@ std::string event_notification_params(const Event& ev, const std::string& conver
 
 // `model/list` result: the MCP server answers `items` (seed), the app server `data`
 // (reference), DECISIONS P8.
+// llmx adds where the list comes from (`source`: "provider", its live list, or "builtin", the
+// table llmx ships) and, when the table stands in or details are missing, a `note` saying why.
 struct ModelListData {
   std::vector<models::ModelPreset> data;
   Nullable<std::string> nextCursor;
-  LLMX_FIELDS(v("data", s.data); v("nextCursor", s.nextCursor))
+  std::optional<std::string> source, note;
+  LLMX_FIELDS(v("data", s.data); v("nextCursor", s.nextCursor); v("source", s.source); v("note", s.note))
 };
 struct McpModelListResult {
   std::vector<models::ModelPreset> items;
   Nullable<std::string> nextCursor;
-  LLMX_FIELDS(v("items", s.items); v("nextCursor", s.nextCursor))
+  std::optional<std::string> source, note;
+  LLMX_FIELDS(v("items", s.items); v("nextCursor", s.nextCursor); v("source", s.source); v("note", s.note))
 };
 std::string model_list_result(std::vector<models::ModelPreset> items, const std::optional<std::string>& next_cursor,
                               bool data_key);

@@ -63,6 +63,9 @@ TEST_CASE("app-server bad input: ids of every shape, duplicates, and replies nob
   c.send_line("{not json");
   auto after = c.wait_for_response(c.request("getUserAgent"));
   CHECK_FALSE(after.is_error());
+  // model/list answers once the provider's model list came (it asks the model registry).
+  c.wait_for([](const Message& m) { return m.is_response() && m.text("/id") == "7" && m.has("/result/data"); },
+             "model/list's answer");
   CHECK(c.responses_for("7").size() == 2);
   size_t parse_errors = 0;
   for (const auto& m : c.log())

@@ -71,12 +71,12 @@ TEST_CASE("compaction: the summary is the last assistant text, user messages ski
 TEST_CASE("compaction: auto limit = configured limit, else 90% of the window (configured or known)") {
   Config cfg;
   cfg.model = "anthropic/claude-sonnet-4-20250514";
-  CHECK_FALSE(compaction::auto_limit(cfg).has_value());  // unknown model, nothing configured
+  CHECK_FALSE(compaction::auto_limit(cfg, models::spec_of({}, cfg.model, WireApi::chat)).has_value());  // unknown model, nothing configured
   cfg.model_context_window = 100000;
-  CHECK(compaction::auto_limit(cfg) == std::optional<int64_t>(90000));
+  CHECK(compaction::auto_limit(cfg, models::spec_of({}, cfg.model, WireApi::chat)) == std::optional<int64_t>(90000));
   cfg.model_auto_compact_token_limit = 5000;
-  CHECK(compaction::auto_limit(cfg) == std::optional<int64_t>(5000));
+  CHECK(compaction::auto_limit(cfg, models::spec_of({}, cfg.model, WireApi::chat)) == std::optional<int64_t>(5000));
   Config known;
   known.model = "gpt-4o";
-  CHECK(compaction::auto_limit(known) == std::optional<int64_t>(115200));
+  CHECK(compaction::auto_limit(known, models::spec_of({}, known.model, WireApi::chat)) == std::optional<int64_t>(115200));
 }

@@ -207,7 +207,7 @@ http_headers = { "X-Test" = "1" }
   auto cfg = load_config({});
   CHECK(cfg.provider.id == "mine");
   CHECK(cfg.provider.name == "Mine");
-  CHECK(cfg.provider.wire_api == WireApi::chat);
+  CHECK(cfg.provider.wire_api == WireApi::automatic);  // a provider llmx does not know: Responses, else Chat
   CHECK(cfg.provider.env_key == std::optional<std::string>("MINE_KEY"));
   CHECK(cfg.provider.max_tokens == std::optional<int64_t>(1000));
   CHECK(cfg.provider.request_max_retries == 100);  // capped

@@ -97,6 +97,7 @@ turn_executor_actor::behavior_type driver(driver_ptr self, ModelRequest base, in
       },
       [=](ModelRetrying&) {},
       [=](ModelFailed&) { finished(self, false); },
+      [=](WireFallback&) {},
       [=](ExecOutput&) {},
       [=](McpProgress&) {},
       [=](McpElicitation&) { return McpElicitationReply{R"({"action":"decline"})"}; },

@@ -105,6 +105,7 @@ int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& 
     auto writer = spawn_message_writer(sys, [send, conn](std::string m) { send(conn, std::move(m)); }, close);
     SessionOptions so{options.overrides};
     so.owns_engine = false;
+    so.models = engine.models;
     auto session = spawn_app_session(sys, writer, engine.manager, engine.store, so);
     // A session that dies of an error never tells its writer: its connection closes here instead.
     caf::actor_cast<caf::actor>(session)->attach_functor([close](const caf::error& reason) {
@@ -147,7 +148,9 @@ int listen_ws(caf::actor_system& sys, const Engine& engine, const ServeOptions& 
 int listen_http(caf::actor_system& sys, const Engine& engine, const ServeOptions& options,
                 TerminationSignals& signals, const Address& where, transport::HttpListener::Options lo,
                 mcp_task_board_actor tasks) {
-  McpHttpGateway gateway(sys, engine.manager, engine.store, SessionOptions{options.overrides, tasks, ""});
+  SessionOptions so{options.overrides, tasks, ""};
+  so.models = engine.models;
+  McpHttpGateway gateway(sys, engine.manager, engine.store, so);
   uint16_t port = 0;
   try {
     port = gateway.listen(where.host, where.port, std::move(lo));

@@ -17,6 +17,7 @@
 #include "exec_command.hpp"
 #include "login_command.hpp"
 #include "mcp_command.hpp"
+#include "models_command.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/rpc/wire_catalog.hpp"
 #include "sandbox_command.hpp"
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
 
   llmx::cli::add_login_commands(app);
   llmx::cli::add_mcp_command(app, config_overrides);
+  llmx::cli::add_models_command(app, config_overrides);
   // A usage error (unknown flag, missing value) exits 2, as the reference's CLI does.
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
+#include "actors/model_registry.hpp"
 #include "actors/mcp_client.hpp"
 #include "termination.hpp"
 #include "transport/curl_api.hpp"
@@ -46,7 +47,7 @@ int run_node(const NodeOptions& options) {
   configure_system(cfg);
   configure_network(cfg, tls);
   caf::actor_system sys{cfg};
-  auto node = spawn_node(sys, spawn_mcp_hub(sys));
+  auto node = spawn_node(sys, spawn_mcp_hub(sys), spawn_model_registry(sys));
   // SO_REUSEADDR: a node restarted on its port must not wait out the old connections' TIME_WAIT.
   auto port = tls.enabled() ? caf::openssl::publish(node, address->port, address->host.c_str(), true)
                             : caf::io::publish(node, address->port, address->host.c_str(), true);

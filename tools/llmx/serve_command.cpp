@@ -81,12 +81,11 @@ int serve(const ServeOptions& options, Front front) {
   auto tasks = front == Front::mcp ? spawn_mcp_task_board(sys) : mcp_task_board_actor{};
   if (!options.listen.empty()) return listen(sys, engine, options, signals, app, tasks);
   auto writer = spawn_line_writer(sys);
-  auto session = front == Front::app ? spawn_app_session(sys, writer, engine.manager, engine.store,
-                                                         SessionOptions{options.overrides})
-                 : front == Front::acp ? spawn_acp_session(sys, writer, engine.manager, engine.store,
-                                                           SessionOptions{options.overrides})
-                                       : spawn_mcp_session(sys, writer, engine.manager, engine.store,
-                                                           SessionOptions{options.overrides, tasks, ""});
+  SessionOptions so{options.overrides, front == Front::mcp ? tasks : mcp_task_board_actor{}, ""};
+  so.models = engine.models;
+  auto session = front == Front::app   ? spawn_app_session(sys, writer, engine.manager, engine.store, so)
+                 : front == Front::acp ? spawn_acp_session(sys, writer, engine.manager, engine.store, so)
+                                       : spawn_mcp_session(sys, writer, engine.manager, engine.store, so);
   spawn_stdio_reader(sys, session);
   {
     // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the

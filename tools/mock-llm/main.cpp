@@ -3,12 +3,15 @@
 // selected with `@mock:NAME` directives, dialects.cpp for the provider stream shapes.
 //
 //   mock-llm [--port N] [--scenario NAME] [--dialect NAME] [--record FILE] [--delay-ms N]
-//            [--exit-on-stdin-eof] [--max-threads N]
+//            [--exit-on-stdin-eof] [--max-threads N] [--models FILE]
+//            [--model-info ok|malformed|missing] [--models-delay-ms N]
+//            [--refuse-wire chat|responses] [--refuse-style not-found|cache-key]
 //
 // The first stdout line is the base URL (http://127.0.0.1:<port>/v1); it runs until SIGTERM or
 // SIGINT (exit 0), or until stdin reaches EOF when --exit-on-stdin-eof is given.
 
 #include "tools/mock-llm/dialects.hpp"
+#include "tools/mock-llm/model_catalog.hpp"
 #include "tools/mock-llm/http.hpp"
 #include "tools/mock-llm/request.hpp"
 #include "tools/mock-llm/responses_request.hpp"
@@ -49,6 +52,11 @@ struct Options {
   long long delay_ms = 0;
   bool exit_on_stdin_eof = false;
   size_t max_threads = 4096;
+  ModelCatalog models = builtin_model_catalog();
+  ModelInfoMode model_info = ModelInfoMode::Ok;
+  long long models_delay_ms = 0;  // before /v1/models and /model/info answer
+  std::string refuse_wire;        // "chat" or "responses": that route answers like a proxy without it
+  std::string refuse_style = "not-found";
 };
 
 void usage(std::FILE *to) {
@@ -56,9 +64,13 @@ void usage(std::FILE *to) {
              "usage: mock-llm [--port N] [--scenario NAME] [--dialect NAME] [--record FILE]\n"
              "                [--delay-ms N] [--exit-on-stdin-eof] [--max-threads N]\n"
              "Prints its base URL (http://127.0.0.1:<port>/v1) as the first stdout line.\n"
+             "                [--models FILE] [--model-info ok|malformed|missing]\n"
+             "                [--models-delay-ms N] [--refuse-wire chat|responses]\n"
+             "                [--refuse-style not-found|cache-key]\n"
              "Routes: POST /v1/chat/completions, POST /v1/responses, GET /v1/models,\n"
-             "        GET /_mock/requests, GET /_mock/headers, GET /_mock/stats,\n"
-             "        POST /_mock/reset\n"
+             "        GET /model/info and /v1/model/info (LiteLLM's; --models FILE replaces\n"
+             "        the built-in set), GET /_mock/requests, GET /_mock/headers,\n"
+             "        GET /_mock/stats, POST /_mock/reset\n"
              "The last user message picks a scenario with `@mock:NAME key=value ...`;\n"
              "`dialect=NAME` (or --dialect) shapes the chat stream like a provider.\n"
              "Scenarios:");
@@ -123,6 +135,33 @@ Options parse_args(int argc, char **argv) {
       auto v = to_int(value(), 1, 100000);
       if (!v) fail("--max-threads needs a number in 1..100000");
       o.max_threads = static_cast<size_t>(*v);
+    } else if (arg == "--models") {
+      const std::string path = value();
+      std::FILE *f = std::fopen(path.c_str(), "rb");
+      if (!f) fail("cannot read --models file '" + path + "'");
+      std::string text;
+      char buf[65536];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+      std::fclose(f);
+      std::string error;
+      if (!load_model_catalog(text, o.models, error)) fail("--models file: " + error);
+    } else if (arg == "--model-info") {
+      const std::string mode = value();
+      if (mode == "ok") o.model_info = ModelInfoMode::Ok;
+      else if (mode == "malformed") o.model_info = ModelInfoMode::Malformed;
+      else if (mode == "missing") o.model_info = ModelInfoMode::Missing;
+      else fail("--model-info is ok, malformed or missing");
+    } else if (arg == "--models-delay-ms") {
+      auto v = to_int(value(), 0, 600000);
+      if (!v) fail("--models-delay-ms needs a number in 0..600000");
+      o.models_delay_ms = *v;
+    } else if (arg == "--refuse-wire") {
+      o.refuse_wire = value();
+      if (o.refuse_wire != "chat" && o.refuse_wire != "responses") fail("--refuse-wire is chat or responses");
+    } else if (arg == "--refuse-style") {
+      o.refuse_style = value();
+      if (o.refuse_style != "not-found" && o.refuse_style != "cache-key")
+        fail("--refuse-style is not-found or cache-key");
     } else if (arg == "--exit-on-stdin-eof") {
       o.exit_on_stdin_eof = true;
     } else {
@@ -234,6 +273,19 @@ void handle_model(const Options &opt, Wire wire, const httplib::Request &req,
 
 // Reads the body through a ContentReader: the plain overload caps bodies labelled
 // application/x-www-form-urlencoded (curl -d's default) at 8 KiB with a 413.
+// A proxy that lacks this wire: FastAPI's 404 for a route it does not have, or the 400 LiteLLM
+// relays when a Chat-only backend gets a Responses-only field.
+bool refuse_wire(const Options &opt, Wire wire, httplib::Response &res) {
+  if (opt.refuse_wire.empty() || (opt.refuse_wire == "chat") != (wire == Wire::Chat)) return false;
+  g_state.count(opt.refuse_wire + " refused");
+  if (opt.refuse_style == "cache-key")
+    set_json(res, 400,
+             R"({"error":{"message":"litellm.BadRequestError: AnthropicException - {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt_cache_key: Extra inputs are not permitted\"}}","type":null,"param":null,"code":"400"}})");
+  else
+    set_json(res, 404, R"({"detail":"Not Found"})");
+  return true;
+}
+
 httplib::Server::HandlerWithContentReader model_route(const Options &opt, Wire wire) {
   return [&opt, wire](const httplib::Request &req, httplib::Response &res,
                       const httplib::ContentReader &reader) {
@@ -250,6 +302,7 @@ httplib::Server::HandlerWithContentReader model_route(const Options &opt, Wire w
       set_json(res, 400, error_body("could not read the request body", "invalid_request_error"));
       return;
     }
+    if (refuse_wire(opt, wire, res)) return;
     handle_model(opt, wire, req, body, res);
   };
 }
@@ -257,9 +310,23 @@ httplib::Server::HandlerWithContentReader model_route(const Options &opt, Wire w
 void install_routes(MockServer &svr, const Options &opt) {
   svr.Post("/v1/chat/completions", model_route(opt, Wire::Chat));
   svr.Post("/v1/responses", model_route(opt, Wire::Responses));
-  svr.Get("/v1/models", [](const httplib::Request &, httplib::Response &res) {
-    set_json(res, 200, R"({"object":"list","data":[{"id":"mock-model","object":"model"}]})");
+  svr.Get("/v1/models", [&opt](const httplib::Request &, httplib::Response &res) {
+    g_state.count("models");
+    if (opt.models_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.models_delay_ms));
+    set_json(res, 200, opt.models.list_json);
   });
+  // LiteLLM serves its details at both paths.
+  auto model_info = [&opt](const httplib::Request &, httplib::Response &res) {
+    g_state.count("model_info");
+    if (opt.models_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.models_delay_ms));
+    switch (opt.model_info) {
+      case ModelInfoMode::Ok: return set_json(res, 200, opt.models.info_json);
+      case ModelInfoMode::Malformed: return set_json(res, 200, R"({"data":[{"model_name":"mock-model","model_info":)");
+      case ModelInfoMode::Missing: return set_json(res, 404, R"({"detail":"Not Found"})");
+    }
+  };
+  svr.Get("/model/info", model_info);
+  svr.Get("/v1/model/info", model_info);
   svr.Get("/_mock/requests", [](const httplib::Request &, httplib::Response &res) {
     set_json(res, 200, g_state.requests_json());
   });

@@ -59,8 +59,19 @@ void ServerState::count_request(const std::string &peer) {
 
 std::string ServerState::stats_json() const {
   std::lock_guard lock(mu_);
+  std::string counts;
+  for (const auto &[what, n] : counts_) {
+    if (!counts.empty()) counts += ',';
+    append_json_string(counts, what);
+    counts += ':' + std::to_string(n);
+  }
   return R"({"requests":)" + std::to_string(requests_) + R"(,"connections":)" +
-         std::to_string(peers_.size()) + "}";
+         std::to_string(peers_.size()) + R"(,"counts":{)" + counts + "}}";
+}
+
+void ServerState::count(const std::string &what) {
+  std::lock_guard lock(mu_);
+  ++counts_[what];
 }
 
 long long ServerState::bump(const std::string &directive) {
@@ -73,6 +84,7 @@ void ServerState::reset() {
   recorded_.clear();
   times_.clear();
   requests_ = 0;
+  counts_.clear();
   peers_.clear();
 }
 

@@ -28,7 +28,9 @@ public:
   // Counts one model request (chat or responses) arriving on connection `peer`
   // ("addr:port"); /_mock/stats reports both counts.
   void count_request(const std::string &peer);
-  std::string stats_json() const; // {"requests":R,"connections":C}
+  std::string stats_json() const; // {"requests":R,"connections":C,"counts":{...}}
+  // Counts one event of another kind (a /v1/models or /model/info GET, a refused wire...).
+  void count(const std::string &what);
 
   // Returns how many earlier requests carried this directive, then counts this one.
   long long bump(const std::string &directive);
@@ -44,6 +46,7 @@ private:
   std::deque<Recorded> recorded_;
   std::map<std::string, long long> times_;
   long long requests_ = 0;
+  std::map<std::string, long long> counts_;
   std::set<std::string> peers_; // a client's source port identifies its connection
   std::FILE *record_file_ = nullptr;
 };
