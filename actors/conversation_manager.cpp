@@ -57,9 +57,9 @@ using Started = caf::typed_response_promise<conversation_actor, SessionConfigure
 // Asks the model registry what the provider takes (which also starts fetching its models, so the
 // first turn finds them), then goes on with the answer (none when the registry cannot say).
 template <class F>
-void with_model(manager_ptr self, const Config& cfg, F next) {
+void with_model(manager_ptr self, ModelLookup q, F next) {
   if (!self->state.models) return next(std::optional<models::ModelSpec>{});
-  self->request(self->state.models, caf::infinite, ModelLookup{cfg.provider, cfg.model})
+  self->request(self->state.models, caf::infinite, std::move(q))
       .then([=](models::ModelSpec& spec) mutable { next(std::optional<models::ModelSpec>{std::move(spec)}); },
             [=](caf::error&) mutable { next(std::optional<models::ModelSpec>{}); });
 }
@@ -152,7 +152,8 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
-        with_model(self, cfg, [=, cfg = std::move(cfg)](std::optional<models::ModelSpec> model) mutable {
+        ModelLookup q{cfg.provider, cfg.model};  // before the continuation takes `cfg`
+        with_model(self, std::move(q), [=, cfg = std::move(cfg)](std::optional<models::ModelSpec> model) mutable {
           if (self->state.shutdown_promise) {
             promise.deliver(refuse(Refusal::request, "llmx is shutting down"));
             return;
@@ -167,7 +168,8 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
       },
       [=](resume_atom, ResumeThread& req) -> caf::result<conversation_actor, SessionConfiguredEvent> {
         auto promise = self->make_response_promise<conversation_actor, SessionConfiguredEvent>();
-        with_model(self, req.config, [=, req = std::move(req)](std::optional<models::ModelSpec> model) mutable {
+        ModelLookup q{req.config.provider, req.config.model};  // before the continuation takes `req`
+        with_model(self, std::move(q), [=, req = std::move(req)](std::optional<models::ModelSpec> model) mutable {
           if (self->state.shutdown_promise) {
             promise.deliver(refuse(Refusal::request, "llmx is shutting down"));
             return;

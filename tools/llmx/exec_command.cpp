@@ -66,7 +66,7 @@ int run_exec(const ExecOptions& options) {
   if (!options.thread_source.empty()) cfg.thread_source = options.thread_source;
   if (!options.cyber_access_program.empty()) {
     // Only the Responses wire has the field; a Chat request would silently drop the choice.
-    if (cfg.provider.wire_api != WireApi::responses) {
+    if (cfg.provider.wire_api == WireApi::chat) {
       fmt::print(stderr,
                  "error: --cyber-access-program is not supported with provider `{}`: it speaks the Chat "
                  "Completions wire, and only the Responses API carries an access program\n",
@@ -150,6 +150,11 @@ int run_exec(const ExecOptions& options) {
       print(Event{"", sc});
     };
     auto on_error = [&](caf::error& err) { failure = error_text(err); };
+    // The provider's model list first (bounded; the table stands in after that): a one-shot turn
+    // starts at once, so it would otherwise know only the built-in table's windows and limits.
+    // A server's clients have it by the time their user has typed.
+    self->request(engine.models, caf::infinite, ModelsQuery{cfg.provider, 3000, false})
+        .receive([](models::ModelCatalog&) {}, [](caf::error&) {});
     if (options.resume_id || options.resume_last) {
       ResumeThread req{cfg, ThreadRef{cfg.llmx_home, options.resume_id, {}}, {}};
       if (options.resume_last) {
