@@ -205,15 +205,24 @@ void set_config_option(session_ptr self, acp::SetConfigOptionParams p, RawReply 
     return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown config option " + p.configId});
   auto model = acp::select_value(p.value);
   if (!model) return reply(RpcError{rpc::kInvalidParams, "Invalid params: the model option takes a model id (a string)"});
-  bool offered = *model == s.model || std::any_of(s.models.begin(), s.models.end(),
-                                                  [&](const models::ModelPreset& m) { return m.model == *model; });
-  if (!offered)
-    return reply(RpcError{rpc::kInvalidParams, "Invalid params: the provider does not serve model " + *model});
-  s.model = *model;
-  OverrideTurnContextOp op;
-  op.model = *model;
-  caf::anon_send(s.conversation, submit_atom::value, Submission{"", std::move(op)});
-  reply(RawJson{acp::set_config_option_result(acp::config_options(s.models, s.model))});
+  auto cfg = config_or_error(self, reply);
+  if (!cfg) return;
+  // Checked against what the provider serves now (the list may have changed since session/new).
+  auto id = p.sessionId;
+  with_catalog(self, cfg->provider, [=](const models::ModelCatalog& catalog) {
+    auto it = self->state.acp_sessions.find(id);
+    if (it == self->state.acp_sessions.end()) return reply(acp::session_not_found(id));
+    auto& s = it->second;
+    auto offered = models::catalog_presets(catalog, s.model);
+    bool known = std::any_of(offered.begin(), offered.end(), [&](const models::ModelPreset& m) { return m.model == *model; });
+    if (!known) return reply(RpcError{rpc::kInvalidParams, "Invalid params: the provider does not serve model " + *model});
+    s.models = std::move(offered);
+    s.model = *model;
+    OverrideTurnContextOp op;
+    op.model = *model;
+    caf::anon_send(s.conversation, submit_atom::value, Submission{"", std::move(op)});
+    reply(RawJson{acp::set_config_option_result(acp::config_options(s.models, s.model))});
+  });
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ conversation_actor start_conversation(manager_ptr self, ConversationStart start)
   return conv;
 }
 
+void load_stored(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec> model, Started promise);
+
 // A stored thread again (or a fork of it, or of given items), once the registry said what its
 // provider takes.
 void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec> model, Started promise) {
@@ -88,12 +90,30 @@ void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec>
     promise.deliver(conv, std::move(sc));
     return;
   }
+  // A live thread may not have its first lines on disk yet (a conversation starts when first
+  // scheduled): asking it anything orders the read behind them.
+  if (req.ref.id)
+    if (auto it = self->state.conversations.find(*req.ref.id); it != self->state.conversations.end()) {
+      self->request(it->second, std::chrono::seconds(10), status_atom::value)
+          .then([=](const std::string&) mutable { load_stored(self, std::move(req), std::move(model), promise); },
+                [=](caf::error&) mutable { load_stored(self, std::move(req), std::move(model), promise); });
+      return;
+    }
+  load_stored(self, std::move(req), std::move(model), promise);
+}
+
+// The stored thread read, then opened (or handed out when it is live).
+void load_stored(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec> model, Started promise) {
   auto cfg = std::make_shared<Config>(std::move(req.config));
   LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
   const bool fork = req.fork;
   self->request(self->state.store, caf::infinite, std::move(load))
       .then(
           [=](LoadedThread& loaded) mutable {
+            if (self->state.shutdown_promise) {  // it began while the store read: nothing new starts
+              promise.deliver(refuse(Refusal::request, "llmx is shutting down"));
+              return;
+            }
             if (fork) {  // a new thread and file, starting with a copy of the stored lines
               auto id = new_uuid_v7();
               auto path = rollout::rollout_path(cfg->llmx_home, std::chrono::system_clock::now(), id);

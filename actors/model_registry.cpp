@@ -1,5 +1,6 @@
 #include "actors/model_registry.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -18,16 +19,25 @@ constexpr auto kFetchTimeout = std::chrono::seconds(10);
 constexpr int64_t kRetryMs = 30000;
 constexpr size_t kMaxBody = 16 * 1024 * 1024;
 
-int64_t now_ms() {
+// When a list arrived, for people (wall time).
+int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
+// When the next fetch is due (a clock that never jumps back).
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr int64_t kMaxTtlMs = int64_t{7} * 24 * 3600 * 1000;
+
 // Runs on the HTTP loop: collects one GET's answer and posts it to the registry.
 class FetchHandler : public http::Handler {
  public:
-  FetchHandler(model_registry_actor registry, std::string key, uint64_t generation, uint32_t part)
-      : registry_(std::move(registry)) {
+  FetchHandler(const model_registry_actor& registry, std::string key, uint64_t generation, uint32_t part)
+      : registry_(caf::actor_cast<caf::weak_actor_ptr>(registry)) {
     done_.provider_key = std::move(key);
     done_.generation = generation;
     done_.part = part;
@@ -41,16 +51,19 @@ class FetchHandler : public http::Handler {
     done_.body.append(chunk);
   }
   void on_done(const std::string& error) override {
+    // Cancelled: the registry gave up on it (timeout, exit) and knows; this loop may outlive it.
+    if (error == http::kCancelled && !too_large_) return;
     if (!error.empty()) {
       done_.status = 0;
       done_.error = too_large_ ? fmt::format("the answer exceeds {} MiB", kMaxBody >> 20) : error;
       done_.body.clear();
     }
-    caf::anon_send(registry_, std::move(done_));
+    if (auto registry = caf::actor_cast<caf::strong_actor_ptr>(registry_))
+      caf::anon_send(caf::actor_cast<model_registry_actor>(registry), std::move(done_));
   }
 
  private:
-  model_registry_actor registry_;
+  caf::weak_actor_ptr registry_;
   ModelsFetched done_;
   bool too_large_ = false;
 };
@@ -120,8 +133,8 @@ void finish_fetch(Entry& e) {
   e.fetching = false;
   e.requests.clear();
   auto previous = e.catalog ? &*e.catalog : nullptr;
-  auto catalog = models::catalog_from(*e.list, e.info, previous, now_ms());
-  int64_t ttl_ms = std::max<int64_t>(e.provider.models_cache_ttl_secs, 0) * 1000;
+  auto catalog = models::catalog_from(*e.list, e.info, previous, wall_ms());
+  int64_t ttl_ms = std::clamp<int64_t>(e.provider.models_cache_ttl_secs, 0, kMaxTtlMs / 1000) * 1000;
   // A live list that is not the previous one kept after a failure.
   bool fresh = catalog.source == "provider" && (!previous || catalog.fetched_at_ms != previous->fetched_at_ms);
   e.next_fetch_ms = now_ms() + (fresh ? ttl_ms : std::min(ttl_ms, kRetryMs));
@@ -141,6 +154,15 @@ Entry& touch(registry_ptr self, const ModelProviderInfo& provider, bool refresh)
 }
 
 model_registry_actor::behavior_type registry_impl(registry_ptr self) {
+  // Leaving: fetches are cancelled and whoever waits gets the table (no query goes unanswered).
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    for (auto& [_, e] : self->state.providers) {
+      for (auto id : e.requests) http::Client::shared().cancel(id);
+      for (auto& w : e.waiting) w.promise.deliver(models::builtin_catalog("llmx is shutting down"));
+      e.waiting.clear();
+    }
+    self->quit(msg.reason);
+  });
   return {
       [=](ModelsQuery& q) -> caf::result<models::ModelCatalog> {
         auto& e = touch(self, q.provider, q.refresh);

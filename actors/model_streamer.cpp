@@ -188,6 +188,8 @@ void fall_back(streamer_ptr self, std::string reason) {
   auto& st = self->state;
   st.wire = WireApi::chat;
   st.body = build_chat_request(st.request.prompt, st.request.provider);
+  std::erase_if(st.headers, [](const auto& h) { return h.first == "conversation_id" || h.first == "session_id"; });
+  st.request_failures = st.stream_failures = 0;  // a new wire starts with its own retries
   self->send(st.executor, WireFallback{st.request.seq, st.request.provider.cache_key(), st.request.provider.id,
                                        std::move(reason)});
   ++st.idle_generation;

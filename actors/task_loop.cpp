@@ -204,14 +204,16 @@ void TaskLoop::on_response_complete(Steps& out) {
 // After a response's tools ran (or there were none): more input or tool results mean another
 // request; otherwise the task is done.
 void TaskLoop::continue_after_tools(bool had_calls, Steps& out) {
-  bool has_input = !pending_input_.empty();
   size_t images = 0;
   for (const auto& input : pending_input_) images += count_images(input);
+  // Input added to a running turn keeps its text; its images cannot go to a model without vision.
   if (auto refusal = models::image_refusal(spec_.model, images)) {
-    pending_input_.clear();
-    emit(out, ErrorEvent{*refusal});
-    return finish(out, false);
+    for (auto& input : pending_input_)
+      std::erase_if(input, [](const UserInput& i) { return i.is<ImageInput>() || i.is<LocalImageInput>(); });
+    std::erase_if(pending_input_, [](const auto& input) { return input.empty(); });
+    emit(out, WarningEvent{*refusal + " The images added to the running turn were left out."});
   }
+  bool has_input = !pending_input_.empty();
   for (auto& input : pending_input_) {
     std::vector<EventMsg> events;
     auto item = logic_.user_input(input, events);

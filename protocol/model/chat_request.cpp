@@ -76,10 +76,14 @@ bool model_is(const std::string& model, std::string_view family) {
   return text::lower(model).find(family) != std::string::npos;
 }
 
-ReasoningPassback passback_for(const std::string& model, const ModelProviderInfo& provider) {
+// By the provider's setting, else by the model's name or, for an alias, the name it stands for.
+ReasoningPassback passback_for(const Prompt& prompt, const ModelProviderInfo& provider) {
   if (provider.reasoning_passback) return *provider.reasoning_passback;
-  if (model_is(model, "deepseek")) return ReasoningPassback::reasoning_content;
-  if (model_is(model, "claude")) return ReasoningPassback::thinking_blocks;
+  for (const auto* name : {&prompt.model, prompt.upstream ? &*prompt.upstream : nullptr}) {
+    if (!name) continue;
+    if (model_is(*name, "deepseek")) return ReasoningPassback::reasoning_content;
+    if (model_is(*name, "claude")) return ReasoningPassback::thinking_blocks;
+  }
   return ReasoningPassback::none;
 }
 
@@ -232,7 +236,7 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
   bool cache = prompt.cache_markers.value_or(wants_prompt_cache(prompt.model, provider));
   auto history = normalize_history(prompt.input);
   auto msgs = assemble(history);
-  auto reasoning = passbacks(msgs, passback_for(prompt.model, provider));
+  auto reasoning = passbacks(msgs, passback_for(prompt, provider));
   // Anthropic history marker: the message at index len-4 of the full array (system included).
   size_t total = msgs.size() + 1;
   size_t marked = total > 4 ? total - 4 : SIZE_MAX;

@@ -44,6 +44,8 @@ struct Prompt {
   std::optional<int64_t> output_cap;
   std::optional<bool> cache_markers;
   std::optional<std::string> chat_reasoning_effort;
+  // The model an alias stands for (LiteLLM's litellm_params.model): what reasoning goes back as.
+  std::optional<std::string> upstream;
   LLMX_FIELDS(v("model", s.model); v("instructions", s.instructions); v("input", s.input);
               v("tools", s.tools); v("parallel_tool_calls", s.parallel_tool_calls);
               v("conversation_id", s.conversation_id); v("reasoning", s.reasoning);
@@ -51,7 +53,7 @@ struct Prompt {
               v("verbosity", s.verbosity); v("output_schema", s.output_schema);
               v("cyber_access_program", s.cyber_access_program);
               v("output_cap", s.output_cap); v("cache_markers", s.cache_markers);
-              v("chat_reasoning_effort", s.chat_reasoning_effort))
+              v("chat_reasoning_effort", s.chat_reasoning_effort); v("upstream", s.upstream))
 };
 
 // Makes a history valid for strict providers: every tool call gets exactly one output (a

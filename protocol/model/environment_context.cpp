@@ -78,8 +78,13 @@ Prompt base_prompt(const Config& cfg, const std::string& conversation_id, const 
   p.parallel_tool_calls = family.supports_parallel_tool_calls;
   p.reasoning = models::sends_reasoning(spec, cfg.model_supports_reasoning_summaries);
   p.reasoning_effort = cfg.reasoning_effort;
-  // Chat carries an effort only to a model its provider says reasons (LiteLLM refuses it elsewhere).
-  if (spec.meta.reasoning.value_or(false) && p.reasoning) p.chat_reasoning_effort = cfg.reasoning_effort;
+  // Chat carries an effort only to a model its provider says reasons (LiteLLM refuses it
+  // elsewhere), and only the three levels every backend behind LiteLLM maps.
+  const auto& effort = cfg.reasoning_effort;
+  if (spec.meta.reasoning.value_or(false) && p.reasoning && effort &&
+      (*effort == "low" || *effort == "medium" || *effort == "high"))
+    p.chat_reasoning_effort = effort;
+  p.upstream = spec.meta.upstream;
   p.output_cap = spec.meta.max_output_tokens;
   p.cache_markers = models::wants_cache_markers(spec, cfg.provider);
   p.reasoning_summary = cfg.reasoning_summary;

@@ -37,6 +37,23 @@ void keep_first(std::optional<T>& into, const std::optional<T>& from) {
   if (!into && from) into = from;
 }
 
+// Another deployment of the same name: LiteLLM may route a request to any of them, so the
+// group can do what every deployment can (the smaller limits, a capability all say they have).
+void merge_deployment(ModelMeta& m, const ModelMeta& d) {
+  auto least = [](std::optional<int64_t>& into, const std::optional<int64_t>& from) {
+    if (from) into = into ? std::min(*into, *from) : *from;
+  };
+  auto all = [](std::optional<bool>& into, const std::optional<bool>& from) {
+    if (from) into = into ? (*into && *from) : *from;
+  };
+  least(m.context_window, d.context_window);
+  least(m.max_output_tokens, d.max_output_tokens);
+  all(m.tools, d.tools);
+  all(m.vision, d.vision);
+  all(m.reasoning, d.reasoning);
+  all(m.prompt_caching, d.prompt_caching);
+}
+
 void fill(ModelMeta& m, const ModelMeta& from) {
   keep_first(m.upstream, from.upstream);
   keep_first(m.owner, from.owner);
@@ -59,6 +76,13 @@ json::Array data_array(json::Parser& parser, std::string_view body, std::string_
 // Modes of LiteLLM models that cannot hold a conversation (embeddings, images, audio...).
 bool chat_mode(std::optional<std::string_view> mode) {
   return !mode || *mode == "chat" || *mode == "responses";
+}
+
+bool chat_name(std::string_view id) {
+  static constexpr std::string_view kNotChat[] = {"embedding", "tts", "whisper", "dall-e", "moderation",
+                                                  "transcribe", "davinci", "babbage", "realtime", "-audio",
+                                                  "image", "sora", "-search"};
+  return std::none_of(std::begin(kNotChat), std::end(kNotChat), [&](auto s) { return contains(id, s); });
 }
 
 std::string thousands(int64_t n) {
@@ -156,10 +180,15 @@ void apply_model_info(std::vector<ModelMeta>& models, std::string_view body) {
     if (it == models.end()) {
       models.push_back(std::move(found));
     } else {
-      // Several deployments of one name: the first says what the group is. /models' owner is
-      // the proxy's word, LiteLLM's provider the deployment's.
-      if (!it->upstream && found.owner) it->owner.reset();
-      fill(*it, found);
+      // /models' owner is the proxy's word, LiteLLM's provider the deployment's; the first
+      // deployment names the group, every one of them limits it.
+      bool first = !it->upstream;
+      if (first && found.owner) it->owner.reset();
+      if (first) {
+        fill(*it, found);
+      } else {
+        merge_deployment(*it, found);
+      }
     }
   }
   // An embedding or image model is no use to an agent: out of the list, unless a chat
@@ -198,6 +227,8 @@ ModelCatalog live_catalog(std::vector<ModelMeta> models, std::optional<std::stri
   c.source = "provider";
   c.note = std::move(note);
   c.fetched_at_ms = now_ms;
+  // Without LiteLLM's modes (OpenAI's own list), the models an agent cannot talk to go by name.
+  std::erase_if(models, [](const ModelMeta& m) { return !m.upstream && !chat_name(m.id); });
   for (auto& m : models) {
     fill(m, builtin_meta(m.id));
     if (m.upstream) fill(m, builtin_meta(*m.upstream));
@@ -272,6 +303,7 @@ ModelSpec spec_of(const ModelCatalog& catalog, std::string_view model, WireApi w
   bool listed = std::any_of(catalog.models.begin(), catalog.models.end(),
                             [&](const ModelMeta& m) { return m.id == spec.meta.id; });
   spec.source = listed ? catalog.source : "builtin";
+  spec.meta.id = std::string(model);  // found by its upstream name: the name rules see the one asked for
   spec.wire = wire;
   if (wire == WireApi::automatic) {
     spec.wire = fallback ? WireApi::chat : WireApi::responses;
@@ -291,9 +323,11 @@ bool wants_cache_markers(const ModelSpec& spec, const ModelProviderInfo& provide
   auto anthropic = [](const std::optional<std::string>& s) {
     return s && (contains(*s, "claude") || contains(*s, "anthropic"));
   };
-  // OpenAI, DeepSeek and the like cache by themselves: only Anthropic's models need markers.
-  if (m.prompt_caching) return *m.prompt_caching && (contains(m.id, "claude") || anthropic(m.upstream) || anthropic(m.owner));
-  return contains(m.id, "claude");
+  // A Claude always takes them (E6; LiteLLM says `false` for deployments its cost map lacks);
+  // another model only when the provider says it caches and it is Anthropic's (OpenAI, DeepSeek
+  // and the like cache by themselves, without markers).
+  if (contains(m.id, "claude") || (m.upstream && contains(*m.upstream, "claude"))) return true;
+  return m.prompt_caching.value_or(false) && (anthropic(m.upstream) || anthropic(m.owner));
 }
 
 bool sends_reasoning(const ModelSpec& spec, std::optional<bool> configured) {
@@ -315,7 +349,9 @@ std::optional<std::string> responses_refusal(long status, std::string_view body)
   while (!snippet.empty() && (snippet.back() == '\n' || snippet.back() == '\r')) snippet.pop_back();
   if (status == 404 || status == 405 || status == 501) {
     // A model the server does not have is not a missing API: Chat would say the same.
-    if (contains(body, "model_not_found") || contains(body, "does not exist")) return std::nullopt;
+    if (contains(body, "model_not_found") || contains(body, "does not exist") ||
+        (contains(body, "model") && contains(body, "not found") && !contains(body, "\"detail\":\"not found\"")))
+      return std::nullopt;
     return fmt::format("the provider answered HTTP {} to a Responses request{}{}", status,
                        snippet.empty() ? "" : ": ", snippet);
   }
@@ -324,12 +360,13 @@ std::optional<std::string> responses_refusal(long status, std::string_view body)
   // Anthropic use for them.
   static constexpr std::string_view kSigns[] = {
       "prompt_cache_key", "extra inputs are not permitted", "unrecognized request argument",
-      "unsupported parameter", "does not support parameters", "responses api is not supported",
-      "/v1/responses",
+      "does not support parameters", "responses api is not supported", "operationnotsupported",
   };
-  for (auto sign : kSigns)
-    if (contains(body, sign))
-      return fmt::format("the provider refused a Responses request (HTTP {}): {}", status, snippet);
+  bool refused = std::any_of(std::begin(kSigns), std::end(kSigns), [&](auto sign) { return contains(body, sign); });
+  // "Unsupported parameter" alone is also how a Responses server refuses a setting one model
+  // lacks (`temperature`); only a Responses-only field makes it a missing API.
+  refused |= contains(body, "unsupported parameter") && contains(body, "prompt_cache");
+  if (refused) return fmt::format("the provider refused a Responses request (HTTP {}): {}", status, snippet);
   return std::nullopt;
 }
 

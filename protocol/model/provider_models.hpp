@@ -21,7 +21,7 @@ struct ModelMeta {
   std::string id;                          // the name requests use (LiteLLM's model_name)
   std::optional<std::string> upstream;     // LiteLLM's litellm_params.model, e.g. "anthropic/claude-…"
   std::optional<std::string> owner;        // LiteLLM's litellm_provider, else /models' owned_by
-  std::optional<int64_t> context_window;   // max_input_tokens, else max_tokens
+  std::optional<int64_t> context_window;   // LiteLLM's max_input_tokens
   std::optional<int64_t> max_output_tokens;
   std::optional<bool> tools, vision, reasoning, prompt_caching;
   LLMX_FIELDS(v("id", s.id); v("upstream", s.upstream); v("owner", s.owner);

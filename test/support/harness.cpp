@@ -273,6 +273,7 @@ McpClient::McpClient(const std::string& llmx_home, const std::string& base_url, 
   SpawnOptions o;
   o.argv = {LLMX_BIN, options.subcommand};
   app_server_ = options.subcommand == "app-server";
+  acp_ = options.subcommand == "acp";
   if (test_nodes() > 0 && std::find(options.args.begin(), options.args.end(), "--nodes") == options.args.end()) {
     for (int i = 0; i < test_nodes(); ++i) nodes_.push_back(std::make_unique<NodeProcess>(llmx_home, base_url, std::vector<std::string>{}, options.env));
     options.args.insert(options.args.begin(), {"--nodes", node_list(nodes_)});
@@ -297,6 +298,8 @@ McpClient::~McpClient() {
 void McpClient::record(std::string_view from, std::string_view line) {
   static const char* app_path = std::getenv("LLMX_TRAFFIC_LOG");
   static const char* mcp_path = std::getenv("LLMX_MCP_TRAFFIC_LOG");
+  // ACP's traffic is checked against the ACP SDK's schema (js/acp_client), not these logs.
+  if (acp_) return;
   const char* path = app_server_ ? app_path : mcp_path;
   if (!path || !*path) return;
   // Only lines that are JSON objects: bad-input tests send garbage on purpose.

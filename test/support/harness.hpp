@@ -198,6 +198,7 @@ class McpClient {
   bool read_one(Duration timeout);  // appends to log_; false on timeout/EOF
   void record(std::string_view from, std::string_view line);  // LLMX_TRAFFIC_LOG
   bool app_server_ = false;
+  bool acp_ = false;
 
   // LLMX_TEST_NODES=N: the server places its conversations on N worker nodes of its own (the
   // integration suite run once more against a front; issue 15). Declared first: they outlive

@@ -60,17 +60,18 @@ TEST_CASE("provider models: /models ids in order, without wildcards, duplicates,
   CHECK_THROWS_AS(parse_model_list("<html>"), json::DecodeError);
 }
 
-TEST_CASE("provider models: LiteLLM's /model/info details, the first deployment of a name winning") {
+TEST_CASE("provider models: LiteLLM's /model/info details, every deployment of a name limiting it") {
   auto ms = parse_model_list(kList);
   apply_model_info(ms, kInfo);
   const auto* gpt = find(ms, "gpt-4o");
   REQUIRE(gpt);
   CHECK(gpt->upstream == std::optional<std::string>("openai/gpt-4o"));
   CHECK(gpt->owner == std::optional<std::string>("openai"));
-  CHECK(gpt->context_window == std::optional<int64_t>(128000));
-  CHECK(gpt->max_output_tokens == std::optional<int64_t>(16384));
+  // A request may land on either deployment: the smaller limits, what both can do.
+  CHECK(gpt->context_window == std::optional<int64_t>(64000));
+  CHECK(gpt->max_output_tokens == std::optional<int64_t>(4096));
   CHECK(gpt->tools == std::optional<bool>(true));
-  CHECK(gpt->vision == std::optional<bool>(true));
+  CHECK(gpt->vision == std::optional<bool>(true));      // unknown in the second
   CHECK(gpt->reasoning == std::optional<bool>(false));  // null in the first, false in the second
   CHECK(gpt->prompt_caching == std::optional<bool>(true));
   const auto* claude = find(ms, "claude-sonnet");
@@ -102,6 +103,7 @@ TEST_CASE("provider models: a fetch's catalogue, from both answers, one of them,
   CHECK(plain.source == "provider");
   CHECK_FALSE(plain.note);
   CHECK(find(plain.models, "gpt-4o")->context_window == std::optional<int64_t>(128000));  // the built-in table
+  CHECK_FALSE(find(plain.models, "text-embedding-3"));  // without LiteLLM's modes, by its name
   // /model/info unreadable: the list, with a note saying so.
   auto broken = catalog_from(list, FetchResult{200, "{not json", {}}, nullptr, 1);
   CHECK(broken.source == "provider");
@@ -134,7 +136,10 @@ TEST_CASE("provider models: a task's spec: the entry, its upstream name, else th
   CHECK(s.source == "provider");
   CHECK(s.wire == WireApi::responses);
   CHECK_FALSE(s.wire_note);
-  CHECK(spec_of(c, "anthropic/claude-sonnet-4-5", WireApi::chat).meta.id == "claude-sonnet");
+  auto upstream = spec_of(c, "anthropic/claude-sonnet-4-5", WireApi::chat);
+  CHECK(upstream.source == "provider");  // the alias's entry, under the name asked for
+  CHECK(upstream.meta.id == "anthropic/claude-sonnet-4-5");
+  CHECK(upstream.meta.context_window == std::optional<int64_t>(200000));
   auto fallen = spec_of(c, "gpt-4o", WireApi::automatic, std::string("HTTP 404"));
   CHECK(fallen.wire == WireApi::chat);
   CHECK(fallen.wire_note == std::optional<std::string>("HTTP 404"));
@@ -157,8 +162,12 @@ TEST_CASE("provider models: cache markers only for caching Anthropic models, rea
   CHECK(wants_cache_markers(spec(claude), p));
   CHECK(wants_cache_markers(spec(routed), p));       // Claude behind Bedrock, by its upstream name
   CHECK_FALSE(wants_cache_markers(spec(gpt), p));    // OpenAI caches by itself
-  CHECK_FALSE(wants_cache_markers(spec(no_cache), p));
+  CHECK(wants_cache_markers(spec(no_cache), p));     // a Claude always (LiteLLM's `false` may mean unmapped)
   CHECK(wants_cache_markers(spec(unknown), p));      // unknown: the name rule (E6)
+  ModelMeta alias{"sonnet", std::string("anthropic/claude-3-7"), {}, {}, {}, {}, {}, {}, {}};
+  CHECK(wants_cache_markers(spec(alias), p));        // an alias of a Claude
+  ModelMeta gemini{"gemini", std::string("gemini/gemini-2.5"), std::string("gemini"), {}, {}, {}, {}, {}, true};
+  CHECK_FALSE(wants_cache_markers(spec(gemini), p));
   p.prompt_cache = false;
   CHECK_FALSE(wants_cache_markers(spec(claude), p));  // the provider's flag wins
   p.prompt_cache = true;
@@ -193,6 +202,10 @@ TEST_CASE("provider models: which answers mean a provider does not serve Respons
   CHECK_FALSE(responses_refusal(400, R"({"error":{"message":"This model's maximum context length is 8192 tokens"}})"));
   CHECK_FALSE(responses_refusal(401, "Unauthorized"));
   CHECK_FALSE(responses_refusal(500, "prompt_cache_key"));
+  CHECK(responses_refusal(400, R"({"error":{"code":"OperationNotSupported","message":"The responses operation does not work"}})"));
+  CHECK_FALSE(responses_refusal(404, R"({"error":"model 'gpt-5.5' not found"})"));  // Ollama: a model, not the API
+  CHECK_FALSE(responses_refusal(400, R"({"error":{"message":"Unsupported parameter: 'temperature' is not supported with this model."}})"));
+  CHECK_FALSE(responses_refusal(400, R"({"path":"/v1/responses","error":"input too long"})"));
   CHECK_FALSE(responses_refusal(429, "Unsupported parameter"));
 }
 
@@ -202,10 +215,10 @@ TEST_CASE("provider models: model/list entries from a live catalogue, the config
   REQUIRE(ps.size() == 3);
   CHECK(ps[0].id == "gpt-4o");
   CHECK(ps[0].is_default);
-  CHECK(ps[0].context_window == std::optional<int64_t>(128000));
+  CHECK(ps[0].context_window == std::optional<int64_t>(64000));
   CHECK(ps[0].input_modalities == std::optional<std::vector<std::string>>({"text", "image"}));
   CHECK(ps[0].supported_reasoning_efforts.empty());  // the provider says it does not reason
-  CHECK(ps[0].description.find("128K context") != std::string::npos);
+  CHECK(ps[0].description.find("64K context") != std::string::npos);
   CHECK(ps[1].id == "claude-sonnet");
   CHECK(ps[1].supported_reasoning_efforts.size() == 4);
   CHECK(ps[1].supports_prompt_caching == std::optional<bool>(true));
@@ -241,7 +254,7 @@ TEST_CASE("provider models: requests keep within the model's output limit, effor
   auto chat = build_chat_request(prompt, p);
   CHECK(chat.find(R"("max_tokens":4096)") != std::string::npos);  // not the default 20480
   CHECK(chat.find(R"("reasoning_effort":"high")") != std::string::npos);
-  CHECK(chat.find("cache_control") == std::string::npos);  // a Claude that does not cache
+  CHECK(chat.find("cache_control") != std::string::npos);  // a Claude keeps them, whatever LiteLLM's flag
   p.max_tokens = 1000;
   CHECK(build_chat_request(prompt, p).find(R"("max_tokens":1000)") != std::string::npos);
   p.max_tokens = 100000;

@@ -252,3 +252,40 @@ TEST_CASE("task loop: MCP tools are offered, a call goes to its server, an inter
   CHECK(has(n, "emit:turn_aborted"));
   CHECK(n.back() == "finish:aborted");
 }
+
+TEST_CASE("task loop: images for a model without vision: refused at the start, left out of steered input") {
+  auto s = spec("");
+  s.input = {TextInput{"look"}, ImageInput{"data:image/png;base64,AAAA"}};
+  s.model = models::spec_of({}, "text-only", WireApi::chat);
+  s.model.meta.vision = false;
+  s.model.meta.context_window = 1000;
+  TaskLoop refused(s, tools());
+  TaskLoop::Steps steps;
+  refused.start(steps);
+  CHECK(names(steps) == std::vector<std::string>{"emit:task_started", "emit:error", "emit:task_complete", "finish"});
+  auto* started = std::get<TaskLoop::Emit>(steps[0]).msg.get_if<TaskStartedEvent>();
+  REQUIRE(started);
+  REQUIRE(started->model_context_window.has_value());
+  CHECK(*started->model_context_window == 1000);  // the provider's window
+
+  s.input = {TextInput{"first"}};
+  TaskLoop loop(s, tools());
+  steps.clear();
+  loop.start(steps);
+  auto seq = last_request(steps).seq;
+  loop.inject({TextInput{"and this"}, ImageInput{"data:image/png;base64,AAAA"}});
+  loop.inject({LocalImageInput{"/tmp/only-an-image.png"}});
+  steps.clear();
+  auto events = answer("one");
+  loop.on_model_events(seq, events, steps);
+  auto n = names(steps);
+  CHECK(has(n, "emit:warning"));
+  CHECK(n.back() == "request");  // the text goes on, without the images
+  auto input = last_request(steps).prompt.input;
+  REQUIRE_FALSE(input.empty());
+  auto* last = input.back().get_if<MessageItem>();
+  REQUIRE(last);
+  CHECK(last->text() == "and this");
+  CHECK(std::none_of(last->content.begin(), last->content.end(),
+                     [](const ContentItem& c) { return c.is<InputImage>(); }));
+}

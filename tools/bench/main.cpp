@@ -22,6 +22,7 @@
 #include "mcp_bench.hpp"
 #include "mcp_server_driver.hpp"
 #include "acp_bench.hpp"
+#include "models_bench.hpp"
 #include "mcp_http_bench.hpp"
 #include "mcp_tasks_bench.hpp"
 #include "nodes_bench.hpp"
@@ -60,10 +61,10 @@ int main(int argc, char** argv) {
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",
-                                       "mcp-http", "acp"};
+                                       "mcp-http", "acp", "models"};
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes, "
-                 "mcp-tasks, mcp-http, acp")
+                 "mcp-tasks, mcp-http, acp, models")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -190,6 +191,9 @@ int main(int argc, char** argv) {
 
   // 6e. the Agent Client Protocol (acp_bench.cpp)
   if (wanted("acp")) bench::acp_rows({env.llmx, env.url, env.home}, row);
+
+  // 6f. what the provider serves: model/list, first and from the cache (models_bench.cpp)
+  if (wanted("models")) bench::models_rows({env.llmx, env.url, env.home}, row);
 
   // 6d. the same over MCP Streamable HTTP (mcp_http_bench.cpp)
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);
