@@ -85,25 +85,11 @@ bool chat_name(std::string_view id) {
   return std::none_of(std::begin(kNotChat), std::end(kNotChat), [&](auto s) { return contains(id, s); });
 }
 
-std::string thousands(int64_t n) {
-  if (n >= 1000000 && n % 1000000 == 0) return fmt::format("{}M", n / 1000000);
-  if (n >= 1000) return fmt::format("{}K", (n + 500) / 1000);
-  return std::to_string(n);
-}
-
 std::string describe(const ModelMeta& m) {
   std::vector<std::string> parts;
   if (m.upstream && *m.upstream != m.id) parts.push_back(*m.upstream);
-  if (m.context_window) parts.push_back(thousands(*m.context_window) + " context");
-  std::string caps;
-  auto add = [&](const std::optional<bool>& f, std::string_view name) {
-    if (f && *f) caps += (caps.empty() ? "" : ", ") + std::string(name);
-  };
-  add(m.tools, "tools");
-  add(m.vision, "vision");
-  add(m.reasoning, "reasoning");
-  add(m.prompt_caching, "prompt caching");
-  if (!caps.empty()) parts.push_back(caps);
+  if (m.context_window) parts.push_back(token_text(*m.context_window) + " context");
+  if (auto caps = capability_text(m); !caps.empty()) parts.push_back(caps);
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
   return out.empty() ? "Served by the provider" : out;
@@ -128,6 +114,24 @@ void annotate(ModelPreset& p, const ModelMeta& m) {
 }
 
 }  // namespace
+
+std::string token_text(int64_t n) {
+  if (n >= 1000000 && n % 1000000 == 0) return fmt::format("{}M", n / 1000000);
+  if (n >= 1000) return fmt::format("{}K", (n + 500) / 1000);
+  return std::to_string(n);
+}
+
+std::string capability_text(const ModelMeta& m) {
+  std::string caps;
+  auto add = [&](const std::optional<bool>& f, std::string_view name) {
+    if (f && *f) caps += (caps.empty() ? "" : ", ") + std::string(name);
+  };
+  add(m.tools, "tools");
+  add(m.vision, "vision");
+  add(m.reasoning, "reasoning");
+  add(m.prompt_caching, "prompt caching");
+  return caps;
+}
 
 std::vector<ModelMeta> parse_model_list(std::string_view body) {
   json::Parser parser;

@@ -115,6 +115,12 @@ std::optional<std::string> responses_refusal(long status, std::string_view body)
 
 // --- `model/list` -----------------------------------------------------------------------------
 
+// A token count for people: "512", "128K", "1M".
+std::string token_text(int64_t n);
+// What the provider says the model can do, for people: "tools, vision, reasoning, prompt caching"
+// (those it has; "" when none is known).
+std::string capability_text(const ModelMeta& m);
+
 // The catalogue as model/list entries: the provider's models (or the presets), the configured
 // model first when the list lacks it, and the configured one as the default.
 std::vector<ModelPreset> catalog_presets(const ModelCatalog& catalog, const std::string& configured_model);

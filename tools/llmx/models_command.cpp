@@ -39,23 +39,11 @@ models::ModelCatalog fetch(const ModelProviderInfo& provider) {
   return out;
 }
 
-std::string tokens(const std::optional<int64_t>& n) {
-  if (!n) return "-";
-  if (*n >= 1000000 && *n % 1000000 == 0) return fmt::format("{}M", *n / 1000000);
-  if (*n >= 1000) return fmt::format("{}K", (*n + 500) / 1000);
-  return std::to_string(*n);
-}
+std::string tokens(const std::optional<int64_t>& n) { return n ? models::token_text(*n) : "-"; }
 
 std::string capabilities(const models::ModelMeta& m) {
-  std::string out;
-  auto add = [&](const std::optional<bool>& f, std::string_view name) {
-    if (f && *f) out += (out.empty() ? "" : ", ") + std::string(name);
-  };
-  add(m.tools, "tools");
-  add(m.vision, "vision");
-  add(m.reasoning, "reasoning");
-  add(m.prompt_caching, "prompt caching");
-  return out.empty() ? "-" : out;
+  auto caps = models::capability_text(m);
+  return caps.empty() ? "-" : caps;
 }
 
 void print_human(const Config& cfg, const models::ModelCatalog& c) {
