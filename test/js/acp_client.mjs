@@ -104,6 +104,7 @@ function validateTraffic() {
   const results = { 'initialize': 'InitializeResponse', 'authenticate': 'AuthenticateResponse',
                     'session/new': 'NewSessionResponse', 'session/load': 'LoadSessionResponse',
                     'session/list': 'ListSessionsResponse', 'session/set_mode': 'SetSessionModeResponse',
+                    'session/set_config_option': 'SetSessionConfigOptionResponse',
                     'session/prompt': 'PromptResponse' };
   let validated = 0;
   for (const [agent, m] of received) {
@@ -174,6 +175,12 @@ async function run() {
     check(created.modes?.currentModeId === 'read-only', 'the session starts in the configured mode', created.modes);
     check(['read-only', 'auto', 'full-access'].every((id) => created.modes.availableModes.some((m) => m.id === id)),
           'the modes are the approval presets', created.modes);
+    // The model option lists what the mock serves (issue 19); switching it answers every option.
+    const model = created.configOptions?.find((o) => o.category === 'model');
+    check(model && model.type === 'select' && model.options.some((o) => o.value === 'mock-vision'),
+          'session/new offers the provider\'s models as the model option', created.configOptions);
+    const switched = await agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'mock-model' });
+    check(switched.configOptions?.[0]?.currentValue === 'mock-model', 'session/set_config_option switches the model', switched);
 
     // A streamed answer.
     const answer = await agent.request(acp.methods.agent.session.prompt,
