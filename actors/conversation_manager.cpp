@@ -39,10 +39,10 @@ SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg
   sc.model = cfg.model;
   sc.reasoning_effort = cfg.reasoning_effort;
   sc.rollout_path = path;
-  auto wire = model ? model->wire : cfg.provider.wire_api;
-  if (wire == WireApi::automatic) wire = WireApi::responses;
-  sc.wire_api = std::string(enum_name(wire));
-  if (model) sc.wire_api_fallback = model->wire_note;
+  // Without the registry's word, the wire as configured (`auto` resolved the registry's way).
+  auto spec = model ? *model : models::spec_of({}, cfg.model, cfg.provider.wire_api);
+  sc.wire_api = std::string(enum_name(spec.wire));
+  sc.wire_api_fallback = spec.wire_note;
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
     const auto& support = sandbox::probe();  // cached after the first conversation
     if (!support.complete())

@@ -1,12 +1,12 @@
 #include "protocol/config/provider.hpp"
 
-#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "protocol/base/json_codec.hpp"
 #include "protocol/base/secret_env.hpp"
+#include "protocol/base/text.hpp"
 
 namespace llmx {
 
@@ -118,9 +118,7 @@ std::vector<std::pair<std::string, std::string>> provider_headers(const ModelPro
 bool wants_model_info(const ModelProviderInfo& p) {
   if (p.model_info) return *p.model_info;
   if (p.id == "openai") return false;
-  auto lower = p.name;
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower != "azure" && p.base_url.find(".azure.") == std::string::npos;
+  return text::lower(p.name) != "azure" && p.base_url.find(".azure.") == std::string::npos;
 }
 
 void write_json(json::Writer& w, const ModelProviderInfo& x) {

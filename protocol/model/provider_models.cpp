@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "protocol/base/json_codec.hpp"
 #include "protocol/base/json_reader.hpp"
+#include "protocol/base/json_writer.hpp"
 #include "protocol/base/text.hpp"
 
 namespace llmx::models {
@@ -114,6 +116,23 @@ void annotate(ModelPreset& p, const ModelMeta& m) {
 }
 
 }  // namespace
+
+std::string catalog_report_json(const ModelCatalog& c, const ModelProviderInfo& provider,
+                                const std::string& configured_model) {
+  json::Writer w;
+  w.begin_object().field("provider", provider.id).field("base_url", provider.base_url);
+  w.field("configured_model", configured_model).field("source", c.source);
+  if (c.note) w.field("note", *c.note);
+  w.key("models").begin_array();
+  for (const auto& m : c.models) {
+    w.begin_object();
+    json::write_fields(w, m);
+    w.field("configured", m.id == configured_model);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
 
 std::string token_text(int64_t n) {
   if (n >= 1000000 && n % 1000000 == 0) return fmt::format("{}M", n / 1000000);

@@ -115,6 +115,11 @@ std::optional<std::string> responses_refusal(long status, std::string_view body)
 
 // --- `model/list` -----------------------------------------------------------------------------
 
+// `llmx models --json`: the provider, the configured model, the catalogue's source and note, and
+// every model with its facts (`configured` marks the configured one).
+std::string catalog_report_json(const ModelCatalog& catalog, const ModelProviderInfo& provider,
+                                const std::string& configured_model);
+
 // A token count for people: "512", "128K", "1M".
 std::string token_text(int64_t n);
 // What the provider says the model can do, for people: "tools, vision, reasoning, prompt caching"

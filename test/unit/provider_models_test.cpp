@@ -273,3 +273,20 @@ TEST_CASE("provider models: requests keep within the model's output limit, effor
   CHECK(body.find(R"("max_tokens":20480)") != std::string::npos);
   CHECK(body.find("reasoning_effort") == std::string::npos);
 }
+
+TEST_CASE("provider models: the llmx models --json report") {
+  auto c = catalog_from(FetchResult{200, kList, {}}, FetchResult{200, kInfo, {}}, nullptr, 1);
+  ModelProviderInfo p;
+  p.id = "litellm";
+  p.base_url = "http://proxy/v1";
+  auto text = catalog_report_json(c, p, "claude-sonnet");
+  json::Parser parser;
+  json::Object o = parser.parse(text).get_object().value_unsafe();
+  CHECK(json::get_string(o, "provider") == std::optional<std::string_view>("litellm"));
+  CHECK(json::get_string(o, "source") == std::optional<std::string_view>("provider"));
+  CHECK_FALSE(json::get(o, "note"));
+  CHECK(text.find(R"("id":"claude-sonnet","upstream":"anthropic/claude-sonnet-4-5")") != std::string::npos);
+  CHECK(text.find(R"("configured":true)") != std::string::npos);
+  auto down = catalog_report_json(builtin_catalog("proxy down"), p, "x");
+  CHECK(down.find(R"("source":"builtin","note":"proxy down")") != std::string::npos);
+}

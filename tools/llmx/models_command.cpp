@@ -9,8 +9,6 @@
 #include "actors/engine.hpp"
 #include "actors/model_registry.hpp"
 #include "cli_util.hpp"
-#include "protocol/base/json_codec.hpp"
-#include "protocol/base/json_writer.hpp"
 #include "protocol/config/config.hpp"
 
 namespace llmx::cli {
@@ -60,22 +58,6 @@ void print_human(const Config& cfg, const models::ModelCatalog& c) {
   if (c.note) fmt::print("note: {}\n", *c.note);
 }
 
-void print_json(const Config& cfg, const models::ModelCatalog& c) {
-  json::Writer w;
-  w.begin_object().field("provider", cfg.provider.id).field("base_url", cfg.provider.base_url);
-  w.field("configured_model", cfg.model).field("source", c.source);
-  if (c.note) w.field("note", *c.note);
-  w.key("models").begin_array();
-  for (const auto& m : c.models) {
-    w.begin_object();
-    json::write_fields(w, m);
-    w.field("configured", m.id == cfg.model);
-    w.end_object();
-  }
-  w.end_array().end_object();
-  fmt::print("{}\n", w.take());
-}
-
 }  // namespace
 
 void add_models_command(CLI::App& app, std::vector<std::string>& config_overrides) {
@@ -92,7 +74,7 @@ void add_models_command(CLI::App& app, std::vector<std::string>& config_override
       for (const auto& w : cfg.warnings) fmt::print(stderr, "warning: {}\n", w);
       auto catalog = fetch(cfg.provider);
       if (opts->json)
-        print_json(cfg, catalog);
+        fmt::print("{}\n", models::catalog_report_json(catalog, cfg.provider, cfg.model));
       else
         print_human(cfg, catalog);
       return 0;
