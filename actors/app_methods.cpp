@@ -112,6 +112,8 @@ void thread_compact(session_ptr self, v2::ThreadIdParams p, Reply<Empty> reply) 
 
 void turn_start(session_ptr self, v2::TurnStartParams p, Reply<v2::TurnResult> reply) {
   if (auto bad = bad_thread_id(p.threadId)) return reply(*bad);
+  // A turn without input would be announced and never complete: the client would wait forever.
+  if (p.input.empty()) return reply(RpcError{rpc::kInvalidParams, "Invalid params: `input` must not be empty"});
   std::vector<UserInput> input;
   for (const auto& i : p.input) input.push_back(i.item);
   std::optional<OverrideTurnContextOp> overrides;

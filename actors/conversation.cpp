@@ -301,7 +301,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         if (auto* back = sub.op.get_if<ThreadRollbackOp>()) return roll_back(self, sub.id, back->num_turns);
         if (auto* name = sub.op.get_if<SetThreadNameOp>()) return set_name(self, sub.id, name->name);
         if (auto* in = sub.op.get_if<UserInputOp>()) {
-          if (in->items.empty()) return sub.id;
+          if (in->items.empty()) return refuse(Refusal::request, "input must not be empty");  // no turn would follow
           if (st.task && in->exclusive.value_or(false)) {  // busy: refused
             st.files = {};
             return std::string();
@@ -314,7 +314,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         } else if (auto* turn = sub.op.get_if<UserTurnOp>()) {
           apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
                                                           turn->model, turn->effort, turn->summary});
-          if (turn->items.empty()) return sub.id;
+          if (turn->items.empty()) return refuse(Refusal::request, "input must not be empty");
           std::optional<RawJson> schema;
           if (!turn->final_output_json_schema.text.empty() && turn->final_output_json_schema.text != "null")
             schema = turn->final_output_json_schema;

@@ -24,7 +24,14 @@ void new_conversation(session_ptr self, api::NewConversationParams p, Reply<api:
           });
 }
 
+// v1 answers {} and then streams the turn; without items no turn would follow.
+std::optional<RpcError> no_items(const std::vector<api::InputItem>& items) {
+  if (!items.empty()) return std::nullopt;
+  return RpcError{rpc::kInvalidParams, "Invalid params: `items` must not be empty"};
+}
+
 void send_user_message(session_ptr self, api::SendUserMessageParams p, Reply<Empty> reply) {
+  if (auto bad = no_items(p.items)) return reply(*bad);
   auto items = api::to_user_inputs(p.items);
   with_conversation(self, reply, p.conversationId, [=](conversation_actor conv) {
     caf::anon_send(conv, submit_atom::value, Submission{"", UserInputOp{items}});
@@ -33,6 +40,7 @@ void send_user_message(session_ptr self, api::SendUserMessageParams p, Reply<Emp
 }
 
 void send_user_turn(session_ptr self, api::SendUserTurnParams p, Reply<Empty> reply) {
+  if (auto bad = no_items(p.items)) return reply(*bad);
   UserTurnOp op{api::to_user_inputs(p.items), p.cwd, p.approvalPolicy, p.sandboxPolicy, p.model, p.effort,
                 p.summary, {}};
   with_conversation(self, reply, p.conversationId, [=](conversation_actor conv) {

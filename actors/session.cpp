@@ -10,6 +10,7 @@
 
 #include "protocol/base/log.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/base/text.hpp"
 #include "protocol/rpc/mcp.hpp"
 
 namespace llmx {
@@ -178,20 +179,22 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
   // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
   // it get a clear error from now on instead of going to a dead actor.
   self->set_down_handler([=](caf::down_msg& dm) {
-    auto& known = self->state.conversations;
-    for (auto it = known.begin(); it != known.end(); ++it)
-      if (it->second.address() == dm.source) {
-        auto id = it->first;
-        conversation_ended(self, id);
-        forget_conversation(self, id, "has ended");
-        return;
-      }
+    auto& ids = self->state.conversation_ids;
+    if (auto it = ids.find(dm.source); it != ids.end()) {
+      auto id = it->second;
+      conversation_ended(self, id);
+      forget_conversation(self, id, "has ended");
+    }
   });
   return {
       [=](line_atom, std::string& line) {
+        // A line of JSON whitespace carries no message (RFC 8259): nothing to answer.
+        if (text::trim_view(line, " \t\r\n").empty()) return;
         rpc::Incoming in;
         try {
-          in = rpc::classify(self->state.parser.parse(line));
+          auto& parser = self->state.parser;
+          auto root = parser.parse(line);
+          in = rpc::classify(root, parser.repaired_top_level_id());
         } catch (const json::DecodeError& err) {
           return write(self, self->state.rpc.error(rpc::Id{}, rpc::kParseError, err.what()));
         }
@@ -267,13 +270,18 @@ void remember(session_ptr self, const std::string& conversation_id, const conver
   st.gone.erase(conversation_id);  // resumed (or unarchived and resumed) after it went away
   auto [it, fresh] = st.conversations.try_emplace(conversation_id, conv);
   if (!fresh && it->second == conv) return;
+  if (!fresh) st.conversation_ids.erase(it->second.address());
   it->second = conv;
+  st.conversation_ids[conv.address()] = conversation_id;
   self->monitor(conv);
 }
 
 void forget_conversation(session_ptr self, const std::string& conversation_id, std::string why) {
   auto& st = self->state;
-  st.conversations.erase(conversation_id);
+  if (auto it = st.conversations.find(conversation_id); it != st.conversations.end()) {
+    st.conversation_ids.erase(it->second.address());
+    st.conversations.erase(it);
+  }
   st.v2_threads.erase(conversation_id);
   st.listeners.forget(conversation_id);
   st.gone[conversation_id] = std::move(why);

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <set>
 #include <string>
@@ -66,6 +67,7 @@ struct SessionState {
   // Conversations this session knows (created or resumed here, or looked up), by id; each is
   // monitored, and leaves this table when it ends.
   std::map<std::string, conversation_actor> conversations;
+  std::unordered_map<caf::actor_addr, std::string> conversation_ids;  // the same, by address (down messages)
   // Conversations that ended while this session knew them, and why ("was archived", "has
   // ended"): a later request to one gets that as its error.
   std::map<std::string, std::string> gone;

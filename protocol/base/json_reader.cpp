@@ -1,5 +1,7 @@
 #include "protocol/base/json_reader.hpp"
 
+#include "protocol/base/json_repair.hpp"
+
 #include "protocol/base/json_writer.hpp"
 
 #include <fmt/format.h>
@@ -7,11 +9,18 @@
 namespace llmx::json {
 
 Element Parser::parse(std::string_view text) {
+  repaired_id_.reset();
   auto result = parser_.parse(text.data(), text.size(), true);
-  if (result.error()) {
-    throw DecodeError(fmt::format("Parse error: {}", simdjson::error_message(result.error())));
+  if (!result.error()) return result.value_unsafe();
+  // The DOM keeps its own copy of the document, so the repaired text may go after parsing.
+  if (auto fixed = repair_unrepresentable(text)) {
+    auto again = parser_.parse(fixed->text.data(), fixed->text.size(), true);
+    if (!again.error()) {
+      repaired_id_ = std::move(fixed->top_level_id);
+      return again.value_unsafe();
+    }
   }
-  return result.value_unsafe();
+  throw DecodeError(fmt::format("Parse error: {}", simdjson::error_message(result.error())));
 }
 
 std::optional<Element> parse_repairing_utf8(Parser& p, std::string_view text, std::string& storage) {

@@ -40,11 +40,15 @@ class DecodeError : public std::runtime_error {
 // until the next parse() on the same Parser.
 class Parser {
  public:
-  // Throws DecodeError("Parse error: ...") on malformed JSON.
+  // Throws DecodeError("Parse error: ...") on malformed JSON. Valid JSON that simdjson cannot
+  // hold as it is (huge integers, lone surrogate escapes) is read through json_repair.hpp.
   Element parse(std::string_view text);
+  // After parse(): the exact token of a top-level "id" that had to be rewritten (json_repair).
+  const std::optional<std::string>& repaired_top_level_id() const { return repaired_id_; }
 
  private:
   simdjson::dom::parser parser_;
+  std::optional<std::string> repaired_id_;
 };
 
 // Parses `text` with `p`; when that fails, parses a copy with invalid UTF-8 replaced by U+FFFD

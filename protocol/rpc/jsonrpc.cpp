@@ -1,5 +1,6 @@
 #include "protocol/rpc/jsonrpc.hpp"
 
+#include "protocol/base/json_repair.hpp"
 #include "protocol/base/json_writer.hpp"
 
 namespace llmx::rpc {
@@ -35,7 +36,7 @@ Incoming invalid(Id id, int code, std::string reason) {
 
 }  // namespace
 
-Incoming classify(json::Element root) {
+Incoming classify(json::Element root, const std::optional<std::string>& raw_id) {
   if (!root.is_object())
     return invalid(Id{}, kInvalidRequest,
                    std::string("Invalid request: expected a JSON-RPC object, got ") +
@@ -44,7 +45,11 @@ Incoming classify(json::Element root) {
   auto id_field = obj.at_key("id");
   bool has_id = !id_field.error();
   std::optional<Id> id;
-  if (has_id) id = read_id(id_field.value_unsafe());
+  if (has_id && raw_id) {
+    if (json::is_integer_token(*raw_id)) id = Id{*raw_id};  // else a float: refused below
+  } else if (has_id) {
+    id = read_id(id_field.value_unsafe());
+  }
 
   auto method_field = obj.at_key("method");
   if (!method_field.error()) {

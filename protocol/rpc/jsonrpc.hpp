@@ -45,8 +45,9 @@ struct Incoming {
   std::string invalid_reason;
 };
 
-// Classifies one parsed line. Never throws.
-Incoming classify(json::Element root);
+// Classifies one parsed line. Never throws. `raw_id`: the id's exact token when the parser had
+// to rewrite it (Parser::repaired_top_level_id), so the reply echoes what the client sent.
+Incoming classify(json::Element root, const std::optional<std::string>& raw_id = std::nullopt);
 
 struct Encoder {
   bool with_jsonrpc = true;  // MCP: true; app server: false

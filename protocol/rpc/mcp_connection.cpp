@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "protocol/base/json_writer.hpp"
+#include "protocol/base/text.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 
 namespace llmx::mcp {
@@ -113,6 +114,7 @@ void Connection::fail(const std::string& why, Output& out) {
 }
 
 void Connection::on_message(std::string_view text, Output& out) {
+  if (text::trim_view(text, " \t\r\n").empty()) return;  // JSON whitespace: no message
   json::Parser parser;
   json::Element root;
   try {
@@ -126,7 +128,7 @@ void Connection::on_message(std::string_view text, Output& out) {
       if (member.is_object()) on_message(json::to_text(member), out);
     return;
   }
-  auto in = rpc::classify(root);
+  auto in = rpc::classify(root, parser.repaired_top_level_id());
   switch (in.kind) {
     case rpc::Incoming::Kind::response:
     case rpc::Incoming::Kind::error_response: {

@@ -7,6 +7,7 @@
 
 #include "protocol/base/base64.hpp"
 #include "protocol/base/json_reader.hpp"
+#include "protocol/base/json_repair.hpp"
 #include "protocol/base/json_writer.hpp"
 #include "protocol/base/text.hpp"
 #include "protocol/rpc/mcp.hpp"
@@ -36,7 +37,7 @@ Posted read_posted(json::Parser& parser, std::string_view body) {
     return p;
   }
   try {
-    return read_message(root);
+    return read_message(root, parser.repaired_top_level_id());
   } catch (const std::exception& err) {  // a field of the wrong type
     p.error = err.what();
     p.kind = Posted::Kind::invalid;
@@ -44,7 +45,7 @@ Posted read_posted(json::Parser& parser, std::string_view body) {
   }
 }
 
-Posted read_message(json::Element root) {
+Posted read_message(json::Element root, const std::optional<std::string>& raw_id) {
   Posted p;
   if (root.is_array()) {
     p.kind = Posted::Kind::batch;
@@ -63,14 +64,14 @@ Posted read_message(json::Element root) {
   }
   // The ids the sessions answer with: an integer or a string (null is no id; anything else is
   // refused before it could be answered with a null id that matches no request).
-  if (id && !id->is_int64() && !id->is_uint64() && !id->is_string()) {
+  if (id && (raw_id ? !json::is_integer_token(*raw_id) : !id->is_int64() && !id->is_uint64() && !id->is_string())) {
     p.error = "`id` must be a string or an integer";
     return p;
   }
   auto method = json::string_if(o, "method");
   if (id) {
-    p.id = json::to_text(*id);
-    p.id_plain = plain_of(*id);
+    p.id = raw_id ? *raw_id : json::to_text(*id);
+    p.id_plain = raw_id ? *raw_id : plain_of(*id);
   }
   if (!method) {
     if (id && (json::get(o, "result") || json::get(o, "error"))) {
@@ -102,13 +103,13 @@ Route route_of(json::Parser& parser, std::string_view line) {
   json::Element root;
   try {
     root = parser.parse(line);
-    return route_message(root);
+    return route_message(root, parser.repaired_top_level_id());
   } catch (const std::exception&) {
     return r;
   }
 }
 
-Route route_message(json::Element root) {
+Route route_message(json::Element root, const std::optional<std::string>& raw_id) {
   Route r;
   if (!root.is_object()) return r;
   json::Object o = root.get_object().value_unsafe();
@@ -116,7 +117,7 @@ Route route_message(json::Element root) {
   auto id = json::get(o, "id");
   if (!method && id) {
     r.kind = Route::Kind::response;
-    r.request_id = json::to_text(*id);
+    r.request_id = raw_id ? *raw_id : json::to_text(*id);
     if (auto error = json::object_if(o, "error")) {
       json::Object eo = *error;
       if (auto code = json::int_if(eo, "code")) r.error_code = static_cast<int>(*code);

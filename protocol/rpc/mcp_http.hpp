@@ -28,7 +28,8 @@ struct Posted {
   std::optional<std::string> task_id;         // params.taskId (tasks/result and the like)
 };
 Posted read_posted(json::Parser& parser, std::string_view body);
-Posted read_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
+// The same, parsed (throws on a field of the wrong type); `raw_id` as in rpc::classify.
+Posted read_message(json::Element root, const std::optional<std::string>& raw_id = std::nullopt);
 
 // Where a line a session writes goes.
 struct Route {
@@ -42,7 +43,8 @@ struct Route {
 };
 // `parser` is the caller's, reused: this runs for every line a session writes (each delta).
 Route route_of(json::Parser& parser, std::string_view line);
-Route route_message(json::Element root);  // the same, parsed (throws on a field of the wrong type)
+// The same, parsed (throws on a field of the wrong type); `raw_id` as in rpc::classify.
+Route route_message(json::Element root, const std::optional<std::string>& raw_id = std::nullopt);
 
 // Whether a request naming this version goes the 2026-07-28 way (no handshake, no session): any
 // version but the handshake's (an unknown one is then refused with -32022 and the supported list).

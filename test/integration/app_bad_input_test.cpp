@@ -72,3 +72,31 @@ TEST_CASE("app-server bad input: ids of every shape, duplicates, and replies nob
     if (m.is_error() && m.integer("/error/code") == -32700) ++parse_errors;
   CHECK(parse_errors == 1);
 }
+
+TEST_CASE("app-server bad input: a turn without input is refused instead of started and never finished") {
+  TempDir home{"llmx-app-empty"};
+  MockLlm mock;
+  McpClient c(home.path(), mock.url(), app_server_options());
+  REQUIRE_FALSE(c.wait_for_response(c.request("initialize", R"({"clientInfo":{"name":"t","version":"1"}})")).is_error());
+  auto started = c.wait_for_response(c.request("thread/start", "{}"));
+  REQUIRE_FALSE(started.is_error());
+  auto thread = started.str("/result/thread/id");
+  auto empty = c.wait_for_response(c.request("turn/start", R"({"threadId":")" + thread + R"(","input":[]})"));
+  CHECK(empty.integer("/error/code") == -32602);
+  CHECK(contains(empty.str("/error/message"), "input"));
+  // v1: sendUserMessage and sendUserTurn answer {} and then stream a turn; with no items, no turn.
+  auto conv = c.wait_for_response(c.request("newConversation", "{}"));
+  REQUIRE_FALSE(conv.is_error());
+  auto conv_id = conv.str("/result/conversationId");
+  auto v1 = c.wait_for_response(c.request("sendUserMessage", R"({"conversationId":")" + conv_id + R"(","items":[]})"));
+  CHECK(v1.integer("/error/code") == -32602);
+  CHECK(contains(v1.str("/error/message"), "items"));
+  auto turn = c.wait_for_response(c.request(
+      "sendUserTurn", R"({"conversationId":")" + conv_id +
+                          R"(","items":[],"cwd":"/tmp","approvalPolicy":"never","sandboxPolicy":{"mode":"read-only"},"model":"mock-model","summary":"auto"})"));
+  CHECK(turn.integer("/error/code") == -32602);
+  // Nothing started: no turn notification, and the model was never asked.
+  c.drain(std::chrono::milliseconds(200));
+  for (const auto& m : c.log()) CHECK(m.method() != "turn/started");
+  CHECK(array_size(Message(mock.requests_json()), "/requests") == 0);
+}

@@ -204,7 +204,7 @@ TEST_CASE("app-server v1: newConversation, listener stream, execCommandApproval,
       s.c.request("removeConversationListener", R"({"subscriptionId":")" + sub.str("/result/subscriptionId") + R"("})"));
   CHECK(again.integer("/error/code") == -32600);
   auto missing = s.c.wait_for_response(
-      s.c.request("sendUserMessage", R"({"conversationId":"0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c","items":[]})"));
+      s.c.request("sendUserMessage", R"({"conversationId":"0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c","items":[{"type":"text","data":{"text":"x"}}]})"));
   CHECK(contains(missing.str("/error/message"), "conversation not found"));
   auto typo = s.c.wait_for_response(s.c.request("sendUserMessage", R"({"conversationId":5})"));
   CHECK(typo.integer("/error/code") == -32602);

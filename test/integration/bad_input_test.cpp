@@ -216,3 +216,32 @@ TEST_CASE("bad input: a client that hangs up right after initialize, 150 times o
     REQUIRE(st.describe() == "exit code 0");
   }
 }
+
+TEST_CASE("bad input: valid JSON with numbers beyond 64 bits or lone surrogates is answered with its own id") {
+  InitializedMcp f;
+  // Values simdjson cannot hold as written are read anyway (as a float, a string, U+FFFD).
+  f.mcp.send_line(
+      R"({"jsonrpc":"2.0","id":61,"method":"ping","params":{"_meta":{"n":123456789012345678901234567890,"x":1e400,"s":"a\uD800b\uDC00"}}})");
+  CHECK(f.mcp.wait_for_response("61").text("/result") == "{}");
+  // A huge id comes back exactly as sent.
+  f.mcp.send_line(R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"})");
+  auto big = f.mcp.wait_for_response("123456789012345678901234567890");
+  CHECK(contains(big.line(), R"("id":123456789012345678901234567890)"));
+  // A field that needs another type is -32602 naming it, with the request's id.
+  auto err = expect_error_reply(
+      f.mcp, R"({"jsonrpc":"2.0","id":62,"method":"tools/call","params":{"name":123456789012345678901234567890}})", -32602);
+  CHECK(err.id() == "62");
+  CHECK(contains(err.str("/error/message"), "name"));
+  // A float id stays refused (JSON-RPC ids are integers or strings), huge or not.
+  auto float_id = expect_error_reply(f.mcp, R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})", -32600);
+  CHECK(float_id.text("/id") == "null");
+}
+
+TEST_CASE("bad input: a line of JSON whitespace is ignored, not answered") {
+  InitializedMcp f;
+  const size_t before = f.mcp.log().size();
+  f.mcp.send_line(" \t  ");
+  f.mcp.send_line("\r");
+  f.mcp.wait_for_response(f.mcp.request("ping"));
+  CHECK(f.mcp.log().size() == before + 1);  // only the ping's answer
+}

@@ -336,3 +336,25 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
   CHECK(contains(last, "big task ZEBRA"));
   CHECK(contains(last, "Hello from mock-llm"));
 }
+
+TEST_CASE("threads: a rollout that cannot be written is told to the client once, and the turn goes on") {
+  TempDir home;
+  MockLlm mock;
+  auto env = llmx_env(home.path(), mock.url());
+  {  // `sessions` is a file: no rollout directory can be made (as with a full or read-only disk)
+    std::ofstream blocker(home.file("sessions"));
+    blocker << "not a directory\n";
+  }
+  auto r = run_llmx({"exec", "--skip-git-repo-check", "--json", "@mock:text deltas=2"}, env);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.status.ok());  // the answer still came
+  size_t warnings = 0;
+  for (const auto& line : split_lines(r.out)) {
+    if (!contains(line, "could not be saved")) continue;
+    ++warnings;
+    Message m(line);
+    CHECK(contains(m.line(), "sessions"));  // says which file
+  }
+  CHECK(warnings == 1);
+  CHECK(contains(r.out, "agent_message"));
+}

@@ -82,7 +82,11 @@ class Message {
   bool is_notification() const { return has("/method") && !has("/id"); }
   bool is_response() const { return !has("/method") && has("/id") && (has("/result") || has("/error")); }
   bool is_error() const { return is_response() && has("/error"); }
-  std::string id() const { return has("/id") ? text("/id") : std::string(); }  // JSON text
+  // JSON text, as sent (an id beyond 64 bits too: see json_repair.hpp).
+  std::string id() const {
+    if (const auto& raw = parser_->repaired_top_level_id()) return *raw;
+    return has("/id") ? text("/id") : std::string();
+  }
   std::string method() const { return str_or("/method", ""); }
 
   // `llmx/event` notifications.
