@@ -307,7 +307,10 @@ using node_actor = caf::typed_actor<
     // A front attaches with its store: refused (error) when the llmx versions differ; otherwise
     // the node starts a conversation manager for that front and replies with it. The manager's
     // conversations shut down when the front goes away.
-    caf::replies_to<attach_atom, NodeAttach>::with<NodeAttached>>;
+    caf::replies_to<attach_atom, NodeAttach>::with<NodeAttached>,
+    // A round trip, answered at once: when its answer is back, the front's middleman has handed
+    // on everything it queued for this node's connection before it (see cluster.cpp's shutdown).
+    caf::replies_to<sync_atom>::with<bool>>;
 
 // The front's conversation manager when conversations live on worker nodes (`--nodes`): the
 // manager's interface for sessions, plus what its conversation proxies and timers send it.

@@ -12,6 +12,7 @@
 #include "protocol/store/thread_index.hpp"
 
 #include <filesystem>
+#include <unordered_map>
 
 namespace llmx {
 
@@ -48,6 +49,7 @@ struct ClusterState {
   ClusterOptions options;
   std::vector<Slot> slots;
   std::map<std::string, Placement> conversations;  // by conversation id
+  std::unordered_map<caf::actor_addr, std::string> ids;  // the same, by proxy address (down messages)
   // Work that waits for a node to attach (only while some first attempt is still running).
   std::vector<std::function<void()>> waiting;
   // Requests on their way to a node, settled by its loss if their answer never comes (CAF 0.17
@@ -59,6 +61,8 @@ struct ClusterState {
   uint64_t next_ticket = 0;
   std::map<uint64_t, Ticket> tickets;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
+  bool store_down = false;       // its down message came (monitored from the start)
+  bool releasing_store = false;  // shutdown told the store to quit and waits for it to be down
   static inline const char* name = "llmx.cluster_manager";
 };
 
@@ -219,7 +223,9 @@ conversation_proxy_actor adopt(cluster_ptr self, uint32_t i, conversation_actor 
   auto proxy = spawn_conversation_proxy(self->system(), std::move(start), std::move(conv));
   self->monitor(proxy);
   auto& entry = st.conversations[sc.session_id];
+  if (entry.proxy) st.ids.erase(entry.proxy.address());
   entry.proxy = proxy;
+  st.ids[proxy.address()] = sc.session_id;
   assign(st, entry, i);
   // Started while the front shuts down: it ends with the others.
   if (st.shutdown_promise) caf::anon_send(proxy, submit_atom::value, Submission{"", ShutdownOp{}});
@@ -235,13 +241,45 @@ void place(cluster_ptr self, Started promise, std::function<void(conversation_ma
       [=](caf::error err) mutable { promise.deliver(std::move(err)); });
 }
 
+// The store is down. Nodes that held a proxy for it made our middleman's broker monitor it, so
+// the broker has its down message queued (CAF runs an actor's monitors newest first, and ours
+// is the oldest). A round trip to each node, queued behind it, tells us the broker has taken it:
+// CAF 0.17 never empties a stopped broker's mailbox, and a message from the store left there
+// would keep the (detached) store alive and hang the host's ~actor_system forever.
+void flush_nodes_then_quit(cluster_ptr self) {
+  auto left = std::make_shared<size_t>(1);
+  auto done = [=] {
+    if (--*left > 0) return;
+    self->state.shutdown_promise->deliver(true);
+    self->quit();
+  };
+  for (auto& s : self->state.slots) {
+    if (!s.node) continue;
+    ++*left;
+    self->request(s.node, 2s, sync_atom::value).then([=](bool) { done(); }, [=](caf::error&) { done(); });
+  }
+  done();
+}
+
+// Writes out what is queued at the store (at most 30 s), then ends it and waits for its down
+// message: the shutdown answer means the store is gone, so a host may destroy its actor system.
+void release_store_then_quit(cluster_ptr self) {
+  auto end = [=] {
+    auto& st = self->state;
+    if (st.store_down) return flush_nodes_then_quit(self);
+    st.releasing_store = true;  // the down handler goes on
+    self->send_exit(st.store, caf::exit_reason::user_shutdown);
+  };
+  self->request(self->state.store, 30s, sync_atom::value).then([=](bool) { end(); }, [=](caf::error&) { end(); });
+}
+
 // Every conversation is gone. The managers this front has on its nodes end too (at most 10 s),
-// so no node keeps a reference to our store; then the store is synced and we quit.
+// so no node keeps a reference to our store; then the store is synced and released.
 void finish_shutdown(cluster_ptr self) {
   auto& st = self->state;
   auto left = std::make_shared<size_t>(0);
   auto done = [=] {
-    if (--*left == 0) sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise);
+    if (--*left == 0) release_store_then_quit(self);
   };
   ++*left;  // held until every request is out
   for (auto& s : st.slots) {
@@ -261,13 +299,22 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
     s.address = a;
     st0.slots.push_back(std::move(s));
   }
+  self->monitor(st0.store);  // before any node can make the broker monitor it (see flush_nodes_then_quit)
   for (uint32_t i = 0; i < st0.slots.size(); ++i) connect(self, i);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
-    for (auto it = st.conversations.begin(); it != st.conversations.end(); ++it) {
-      if (it->second.proxy.address() != dm.source) continue;
-      assign(st, it->second, kUnplaced);
-      st.conversations.erase(it);
+    if (dm.source == st.store.address()) {
+      st.store_down = true;
+      if (st.releasing_store) flush_nodes_then_quit(self);
+      return;
+    }
+    if (auto found = st.ids.find(dm.source); found != st.ids.end()) {
+      auto it = st.conversations.find(found->second);
+      st.ids.erase(found);
+      if (it != st.conversations.end()) {
+        assign(st, it->second, kUnplaced);
+        st.conversations.erase(it);
+      }
       if (st.shutdown_promise && st.conversations.empty()) finish_shutdown(self);
       return;
     }

@@ -97,6 +97,7 @@ node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp, model_regi
         self->state.fronts.push_back({store.address(), manager});
         return NodeAttached{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(manager)};
       },
+      [=](sync_atom) { return true; },
   };
 }
 

@@ -213,6 +213,14 @@ int run(const char* node_bin) {
             std::fprintf(stderr, "shutdown failed: %s\n", sys.render(err).c_str());
           });
       EXPECT(shut);
+      if (node_bin) {
+        // The cluster engine answers once its store is down, so the host may destroy its actor
+        // system at once; a store still ending then could hang ~actor_system (cluster.cpp).
+        bool store_answered = false;
+        self->request(engine.store, 2s, llmx::ListThreads{home, {}})
+            .receive([&](llmx::ThreadPage&) { store_answered = true; }, [&](caf::error&) {});
+        EXPECT(!store_answered);
+      }
       self->send_exit(sink, caf::exit_reason::user_shutdown);
       // Shutdown wrote every line: the rollout holds the task and the compaction.
       std::ifstream in(configured.rollout_path);
