@@ -1,11 +1,12 @@
 // config_layers_json: the settings' layers as JSON for v2 config/read.
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "protocol/base/json_reader.hpp"
+#include "protocol/base/json_writer.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/config/config_reader.hpp"
 
@@ -13,12 +14,46 @@ namespace llmx {
 
 namespace {
 
-// Compact JSON on one line (toml++ writes one value per line), keys in the table's sorted order.
+// A TOML value as JSON through our writer: toml++'s own JSON formatter writes code points it
+// thinks unprintable as TOML's `\UXXXXXXXX` escapes, which JSON does not have, and copies
+// invalid UTF-8 through (fuzz_config_toml found both). Dates and times are their TOML text, and
+// infinities and NaN are strings, as JSON has neither.
+void write_json(json::Writer& w, const toml::node& n) {
+  if (const auto* t = n.as_table()) {
+    w.begin_object();
+    for (const auto& [k, v] : *t) {
+      w.key(k.str());
+      write_json(w, v);
+    }
+    w.end_object();
+  } else if (const auto* a = n.as_array()) {
+    w.begin_array();
+    for (const auto& v : *a) write_json(w, v);
+    w.end_array();
+  } else if (const auto* s = n.as_string()) {
+    w.string(s->get());
+  } else if (const auto* i = n.as_integer()) {
+    w.number(i->get());
+  } else if (const auto* f = n.as_floating_point()) {
+    double d = f->get();
+    if (std::isfinite(d)) w.number(d);
+    else w.string(std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+  } else if (const auto* b = n.as_boolean()) {
+    w.boolean(b->get());
+  } else {
+    std::ostringstream text;
+    if (const auto* d = n.as_date()) text << *d;
+    else if (const auto* tm = n.as_time()) text << *tm;
+    else if (const auto* dt = n.as_date_time()) text << *dt;
+    w.string(text.str());
+  }
+}
+
+// Compact JSON on one line, keys in the table's sorted order.
 std::string json_of(const toml::table& t) {
-  std::ostringstream s;
-  s << toml::json_formatter(t, toml::format_flags::quote_dates_and_times | toml::format_flags::quote_infinities_and_nans);
-  json::Parser p;
-  return json::to_text(p.parse(s.str()));
+  json::Writer w;
+  write_json(w, t);
+  return w.take();
 }
 
 // Everything `o` sets, as the table it would write over config.toml.

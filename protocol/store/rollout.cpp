@@ -230,6 +230,7 @@ namespace {
 // A marker while loading: the history's turns, and the events from the first of the dropped
 // turns on (`event_starts`: the events' length at each turn_context).
 void drop_loaded_turns(LoadedRollout& r, std::vector<size_t>& event_starts, uint32_t n) {
+  if (n == 0) return;  // nothing to drop (llmx never writes it, a foreign file may)
   drop_last_turns(r.history, r.turn_starts, n);
   size_t cut = r.events.size();
   if (n <= event_starts.size()) {

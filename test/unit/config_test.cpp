@@ -1,6 +1,7 @@
 // Unit tests for configuration loading (engine.md §4, DECISIONS E7): layering of config.toml,
 // profiles, `-c` overrides, JSON overrides and typed overrides; providers; error messages.
 #include "protocol/config/config.hpp"
+#include "protocol/base/json_reader.hpp"
 
 #include <doctest/doctest.h>
 
@@ -319,4 +320,24 @@ TEST_CASE("config: cwd override is made absolute") {
   auto cfg = load_config(o);
   CHECK(fs::path(cfg.cwd).is_absolute());
   CHECK(cfg.cwd == fs::weakly_canonical("/tmp").string());
+}
+
+TEST_CASE("config: the layers of config/read are JSON even when a -c flag is not UTF-8") {
+  // fuzz_config_toml found this one: the flags' table went to JSON byte for byte, and reading
+  // that JSON back threw out of config/read.
+  TempHome home("model = \"m\"\n");
+  ConfigOverrides o;
+  // An unassigned code point (toml++ wrote it as `\U0004B34A`), stray continuation bytes, and a
+  // key that is not UTF-8.
+  o.cli_overrides = {"m = \"t\"\n[p]\xf1\x8b\x8d\x8a\x8c\x8b", "p\xfd\xff.k = 1", "n = 1.5", "d = 1979-05-27"};
+  auto layers = config_layers_json(o);
+  CHECK(layers.user == R"({"model":"m"})");
+  INFO(layers.flags);
+  json::Parser p;
+  auto flags = p.parse(layers.flags);  // JSON simdjson reads
+  CHECK(std::string(flags["m"].get_string().value()).find("[p]\xf1\x8b\x8d\x8a") != std::string::npos);
+  CHECK(flags["p\xEF\xBF\xBD\xEF\xBF\xBD"]["k"].get_int64().value() == 1);
+  CHECK(flags["n"].get_double().value() == 1.5);
+  CHECK(std::string(flags["d"].get_string().value()) == "1979-05-27");
+  CHECK(layers.merged.find(R"("model":"m")") != std::string::npos);
 }

@@ -70,6 +70,17 @@ TEST_CASE("v2 threads: a rollback marker drops the last turns from a resumed his
   CHECK(all.events.empty());
 }
 
+TEST_CASE("v2 threads: a rollback of no turns (a foreign file's) drops nothing") {
+  // fuzz_rollout found this one: the events' cut was read one past the end of its table.
+  auto none = rollout::load(rolled_back(0));
+  CHECK(none.events.empty());
+  auto text = meta_line() + turn("one", "1") + turn("two", "2") + rolled_back(0);
+  auto loaded = rollout::load(text);
+  CHECK(user_texts(loaded.history) == std::vector<std::string>{"one", "two"});
+  CHECK(loaded.events.size() == 4);
+  CHECK(loaded.turn_starts.size() == 2);
+}
+
 TEST_CASE("v2 threads: rollback_cut uses the turn starts, else the first user message") {
   std::vector<ResponseItem> h{assistant_message("context"), user_message("a"), assistant_message("x"),
                               user_message("b"), assistant_message("y")};
