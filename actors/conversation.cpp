@@ -110,6 +110,10 @@ rollout::TurnContext turn_context_of(const Config& cfg) {
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
                 bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt,
                 std::optional<bool> interactive = std::nullopt) {
+  // The broker comes with the first task: an idle conversation (there may be 100,000) has none.
+  if (!self->state.broker)
+    self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
+                                               self->state.config.approval_timeout_ms);
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
                                   self->state.mcp, self->state.models);
   self->state.task = exec;
@@ -136,7 +140,7 @@ void finish_shutdown(conversation_ptr self) {
     self->send(self->state.store, std::move(bye));
   }
   // Linked helpers ignore a normal exit; tell the broker explicitly so it does not outlive us.
-  self->send_exit(self->state.broker, caf::exit_reason::user_shutdown);
+  if (self->state.broker) self->send_exit(self->state.broker, caf::exit_reason::user_shutdown);
   self->quit();
 }
 
@@ -153,7 +157,7 @@ void begin_shutdown(conversation_ptr self) {
 // The running task is over (TaskDone, or its executor exited without one).
 void task_over(conversation_ptr self) {
   self->state.task.reset();
-  self->send(self->state.broker, cancel_atom::value);  // nothing may wait for a finished turn
+  if (self->state.broker) self->send(self->state.broker, cancel_atom::value);  // nothing may wait for a finished turn
   if (self->state.shutting_down) finish_shutdown(self);
 }
 
@@ -265,8 +269,6 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       persist(self, std::move(lines));
     }
   }
-  self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
-                                             self->state.config.approval_timeout_ms);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),

@@ -23,6 +23,7 @@
 #include "mcp_server_driver.hpp"
 #include "acp_bench.hpp"
 #include "models_bench.hpp"
+#include "scale_bench.hpp"
 #include "mcp_http_bench.hpp"
 #include "mcp_tasks_bench.hpp"
 #include "nodes_bench.hpp"
@@ -61,10 +62,10 @@ int main(int argc, char** argv) {
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",
-                                       "mcp-http", "acp", "models"};
+                                       "mcp-http", "acp", "models", "scale"};
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes, "
-                 "mcp-tasks, mcp-http, acp, models")
+                 "mcp-tasks, mcp-http, acp, models, scale")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
   app.add_option("--app-parallel", app_parallel, "Thread counts for the app-server parallel rows")->delimiter(',');
   std::vector<int> thread_counts = {1000, 10000, 50000};
   app.add_option("--threads", thread_counts, "Stored thread counts for the listing rows")->delimiter(',');
+  std::vector<int> idle_counts = {10000, 20000, 50000, 100000};
+  app.add_option("--idle", idle_counts, "Idle conversation counts for the scale rows")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](std::string_view s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
 
@@ -194,6 +197,9 @@ int main(int argc, char** argv) {
 
   // 6f. what the provider serves: model/list, first and from the cache (models_bench.cpp)
   if (wanted("models")) bench::models_rows({env.llmx, env.url, env.home}, row);
+
+  // 6g. scale: idle conversations, their memory, and the exit after stdin closes (scale_bench.cpp)
+  if (wanted("scale")) bench::scale_rows({env.llmx, env.url, env.home, idle_counts}, row);
 
   // 6d. the same over MCP Streamable HTTP (mcp_http_bench.cpp)
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);
