@@ -25,7 +25,7 @@ constexpr auto kUnattendedUnload = std::chrono::minutes(10);
 struct ConversationState {
   ConversationState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   std::string id;
-  Config config;
+  std::shared_ptr<const Config> config;  // shared with conversations of equal settings
   std::vector<ResponseItem> history;
   std::vector<event_sink_actor> subscribers;
   uint64_t next_sub = 0;
@@ -56,11 +56,11 @@ void persist(conversation_ptr self, std::vector<std::string> lines, std::optiona
   auto& st = self->state;
   if (st.rollout_path.empty() || (lines.empty() && !first_user && !sync)) return;
   RolloutAppend a;
-  a.home = st.config.llmx_home;
+  a.home = st.config->llmx_home;
   a.path = st.rollout_path;
   a.lines = std::move(lines);
   a.first_user_message = std::move(first_user);
-  a.sync = sync || st.config.rollout_fsync == "always";
+  a.sync = sync || st.config->rollout_fsync == "always";
   a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
   self->send(st.store, std::move(a));
 }
@@ -107,21 +107,28 @@ rollout::TurnContext turn_context_of(const Config& cfg) {
   return tc;
 }
 
+// The settings are shared: an override gives this conversation its own copy first.
+void override_config(conversation_ptr self, const OverrideTurnContextOp& op) {
+  auto own = std::make_shared<Config>(*self->state.config);
+  apply_override(*own, op);
+  self->state.config = std::move(own);
+}
+
 void start_task(conversation_ptr self, const std::string& sub_id, std::vector<UserInput> input,
                 bool compact_only = false, std::optional<RawJson> output_schema = std::nullopt,
                 std::optional<bool> interactive = std::nullopt) {
   // The broker comes with the first task: an idle conversation (there may be 100,000) has none.
   if (!self->state.broker)
     self->state.broker = spawn_approval_broker(self, caf::actor_cast<conversation_actor>(self),
-                                               self->state.config.approval_timeout_ms);
+                                               self->state.config->approval_timeout_ms);
   auto exec = spawn_turn_executor(self, caf::actor_cast<conversation_actor>(self), self->state.broker,
                                   self->state.mcp, self->state.models);
   self->state.task = exec;
   self->state.task_sub_id = sub_id;
   self->state.task_compacts = compact_only;
   self->state.turn_starts.push_back(self->state.history.size());  // as rollout::load counts turns
-  persist_item(self, turn_context_of(self->state.config));
-  TaskSpec spec{self->state.id, sub_id, self->state.config, self->state.history, std::move(input)};
+  persist_item(self, turn_context_of(*self->state.config));
+  TaskSpec spec{self->state.id, sub_id, *self->state.config, self->state.history, std::move(input)};
   spec.compact_only = compact_only;
   if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
   if (interactive) spec.config.interactive_approvals = *interactive;        // this turn's only
@@ -134,7 +141,7 @@ void finish_shutdown(conversation_ptr self) {
   emit(self, Event{self->state.task_sub_id, ShutdownCompleteEvent{}});
   if (!self->state.rollout_path.empty()) {
     RolloutAppend bye;
-    bye.home = self->state.config.llmx_home;
+    bye.home = self->state.config->llmx_home;
     bye.path = self->state.rollout_path;
     bye.close = true;
     self->send(self->state.store, std::move(bye));
@@ -217,7 +224,7 @@ caf::result<std::string> set_name(conversation_ptr self, const std::string& sub_
   if (st.rollout_path.empty()) return refuse(Refusal::request, "Session persistence is disabled; cannot rename thread.");
   emit_after_reply(self, Event{sub_id, ThreadNameUpdatedEvent{st.id, std::string(trimmed)}});
   RolloutAppend a;  // after the event's line: the listing shows the title
-  a.home = st.config.llmx_home;
+  a.home = st.config->llmx_home;
   a.path = st.rollout_path;
   a.name = std::string(trimmed);
   self->send(st.store, std::move(a));
@@ -233,19 +240,19 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   st0.mcp = std::move(start.mcp);
   st0.models = std::move(start.models);
   // Configured MCP servers start now, while the user types; the first task waits for them.
-  if (!st0.config.mcp_servers.empty() && st0.mcp)
-    self->request(st0.mcp, caf::infinite, McpConnect{st0.config.mcp_servers}).then([](const McpServers&) {});
+  if (!st0.config->mcp_servers.empty() && st0.mcp)
+    self->request(st0.mcp, caf::infinite, McpConnect{st0.config->mcp_servers}).then([](const McpServers&) {});
   if (start.resumed && !start.resumed->path.empty()) {
     st0.history = std::move(start.resumed->history);
     st0.turn_starts = std::move(start.resumed->turn_starts);
     st0.listable = start.resumed->has_user_message;
   } else {
-    st0.history = initial_context(st0.config);
+    st0.history = initial_context(*st0.config);
     if (!st0.rollout_path.empty()) {
       RolloutAppend a;
-      a.home = st0.config.llmx_home;
+      a.home = st0.config->llmx_home;
       a.path = st0.rollout_path;
-      a.meta = session_meta_of(st0.id, st0.config);
+      a.meta = session_meta_of(st0.id, *st0.config);
       a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
       self->send(st0.store, std::move(a));
     }
@@ -314,8 +321,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
             start_task(self, sub.id, std::move(in->items), false, std::nullopt, in->interactive);
           st.files = {};  // a file delegate came for a turn of its own: none started, none kept
         } else if (auto* turn = sub.op.get_if<UserTurnOp>()) {
-          apply_override(st.config, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
-                                                          turn->model, turn->effort, turn->summary});
+          override_config(self, OverrideTurnContextOp{turn->cwd, turn->approval_policy, turn->sandbox_policy,
+                                                      turn->model, turn->effort, turn->summary});
           if (turn->items.empty()) return refuse(Refusal::request, "input must not be empty");
           std::optional<RawJson> schema;
           if (!turn->final_output_json_schema.text.empty() && turn->final_output_json_schema.text != "null")
@@ -325,7 +332,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           else
             start_task(self, sub.id, std::move(turn->items), false, std::move(schema));
         } else if (auto* o = sub.op.get_if<OverrideTurnContextOp>()) {
-          apply_override(st.config, *o);
+          override_config(self, *o);
         } else if (auto* ea = sub.op.get_if<ExecApprovalOp>()) {
           self->send(st.broker, ApprovalAnswer{ea->id, ea->decision});
         } else if (auto* pa = sub.op.get_if<PatchApprovalOp>()) {
@@ -337,10 +344,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
           self->send(st.broker, ApprovalAnswer{re->request_id, decision, std::move(re->content)});
         } else if (sub.op.is<ListMcpToolsOp>()) {
           auto id = sub.id;
-          if (st.config.mcp_servers.empty() || !st.mcp) {
+          if (st.config->mcp_servers.empty() || !st.mcp) {
             emit(self, Event{id, McpListToolsResponseEvent{}});
           } else {
-            auto configs = st.config.mcp_servers;
+            auto configs = st.config->mcp_servers;
             self->request(st.mcp, caf::infinite, McpConnect{configs})
                 .then([=](const McpServers& servers) { emit(self, Event{id, McpTools(servers, configs).listing()}); },
                       [=](caf::error&) { emit(self, Event{id, McpListToolsResponseEvent{}}); });
@@ -418,7 +425,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       },
       [=](TaskDone& done) {
         auto& st = self->state;
-        if (st.config.rollout_fsync == "turn") persist(self, {}, {}, true);
+        if (st.config->rollout_fsync == "turn") persist(self, {}, {}, true);
         // The task is over now, not when its executor's exit arrives: an op the client sends on
         // seeing task_complete (a compact, the next message) must start the next task, not be
         // lost on an executor that is quitting. Its exit is then ignored.

@@ -1,6 +1,8 @@
 // The conversation actor and the conversation manager (see actors.hpp for their interfaces).
 #pragma once
 
+#include <memory>
+
 #include "actors/actors.hpp"
 
 namespace llmx {
@@ -10,7 +12,7 @@ namespace llmx {
 // with an empty path: those items after the initial context, in a new file).
 struct ConversationStart {
   std::string id;
-  Config config;
+  std::shared_ptr<const Config> config;  // never null
   rollout_store_actor store;
   std::string rollout_path;
   std::optional<LoadedThread> resumed;

@@ -32,6 +32,9 @@ struct ManagerState {
   };
   std::multimap<std::string, PendingArchive> archiving;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
+  // The settings the last conversation started with: the next one with equal settings (nearly
+  // every one a session starts) shares them instead of holding its own 2-3 KB copy.
+  std::shared_ptr<const Config> last_config;
   static inline const char* name = "llmx.conversation_manager";
 };
 
@@ -69,6 +72,12 @@ void with_model(manager_ptr self, ModelLookup q, F next) {
             [=](caf::error&) mutable { next(std::optional<models::ModelSpec>{}); });
 }
 
+std::shared_ptr<const Config> shared_config(manager_ptr self, Config cfg) {
+  auto& last = self->state.last_config;
+  if (!last || !(*last == cfg)) last = std::make_shared<const Config>(std::move(cfg));
+  return last;
+}
+
 conversation_actor start_conversation(manager_ptr self, ConversationStart start) {
   auto id = start.id;
   start.mcp = self->state.mcp;
@@ -91,7 +100,7 @@ void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec>
     auto sc = configured_event(id, req.config, path, model);
     LoadedThread items;
     items.history = std::move(*req.history);
-    auto conv = start_conversation(self, ConversationStart{id, std::move(req.config), self->state.store, path,
+    auto conv = start_conversation(self, ConversationStart{id, shared_config(self, std::move(req.config)), self->state.store, path,
                                                            std::move(items)});
     promise.deliver(conv, std::move(sc));
     return;
@@ -127,7 +136,7 @@ void load_stored(manager_ptr self, ResumeThread req, std::optional<models::Model
               sc.initial_messages = loaded.initial_messages;
               loaded.path.clear();
               auto conv = start_conversation(
-                  self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+                  self, ConversationStart{id, shared_config(self, std::move(*cfg)), self->state.store, path, std::move(loaded)});
               promise.deliver(conv, std::move(sc));
               return;
             }
@@ -141,7 +150,7 @@ void load_stored(manager_ptr self, ResumeThread req, std::optional<models::Model
             auto id = loaded.id;
             auto path = loaded.path;
             auto conv = start_conversation(
-                self, ConversationStart{id, std::move(*cfg), self->state.store, path, std::move(loaded)});
+                self, ConversationStart{id, shared_config(self, std::move(*cfg)), self->state.store, path, std::move(loaded)});
             promise.deliver(conv, std::move(sc));
           },
           [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
@@ -186,7 +195,7 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
           auto id = new_uuid_v7();
           auto path = rollout::rollout_path(cfg.llmx_home, std::chrono::system_clock::now(), id);
           auto sc = configured_event(id, cfg, path, model);
-          auto conv = start_conversation(self, ConversationStart{id, std::move(cfg), self->state.store, path, {}});
+          auto conv = start_conversation(self, ConversationStart{id, shared_config(self, std::move(cfg)), self->state.store, path, {}});
           promise.deliver(conv, std::move(sc));
         });
         return promise;

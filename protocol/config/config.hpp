@@ -30,6 +30,7 @@ namespace llmx {
 
 // [shell_environment_policy] (engine.md §4.6): which variables commands inherit.
 struct ShellEnvironmentConfig {
+  friend bool operator==(const ShellEnvironmentConfig&, const ShellEnvironmentConfig&) = default;
   std::string inherit = "all";  // all | core | none
   bool ignore_default_excludes = false;
   std::vector<std::string> exclude;
@@ -41,6 +42,7 @@ struct ShellEnvironmentConfig {
 
 // [features] (engine.md §4.5), after legacy aliases and profiles are applied.
 struct Features {
+  friend bool operator==(const Features&, const Features&) = default;
   bool unified_exec = false;
   bool rmcp_client = false;
   bool apply_patch_freeform = false;
@@ -68,6 +70,7 @@ struct Features {
 // One [mcp_servers.<name>] table (engine.md §10.1). `command` selects stdio, `url` streamable
 // HTTP; the fields of the other transport are rejected when the file is loaded.
 struct McpServerConfig {
+  friend bool operator==(const McpServerConfig&, const McpServerConfig&) = default;
   // stdio
   std::optional<std::string> command;
   std::vector<std::string> args;
@@ -100,6 +103,7 @@ struct McpServerConfig {
 
 // [history] (engine.md §9.6).
 struct HistoryConfig {
+  friend bool operator==(const HistoryConfig&, const HistoryConfig&) = default;
   std::string persistence = "save-all";  // save-all | none
   std::optional<int64_t> max_bytes;      // parsed, not enforced
   LLMX_FIELDS(v("persistence", s.persistence, Field::defaulted); v("max_bytes", s.max_bytes))
@@ -108,6 +112,7 @@ struct HistoryConfig {
 // [cluster] (issue 15): the worker nodes (`llmx node`) an mcp-server or app-server places its
 // conversations on, and the PEM files for TLS to them (all three, or none on loopback).
 struct ClusterConfig {
+  friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
   std::vector<std::string> nodes;  // host:port
   std::string cert, key, cafile;
   LLMX_FIELDS(v("nodes", s.nodes, Field::defaulted); v("cert", s.cert, Field::defaulted);
@@ -115,6 +120,8 @@ struct ClusterConfig {
 };
 
 struct Config {
+  // Conversations with equal settings share one copy (the conversation manager interns them).
+  friend bool operator==(const Config&, const Config&) = default;
   std::string llmx_home;
   std::string model = "anthropic/claude-sonnet-4-20250514";
   ModelProviderInfo provider;  // the selected provider (id inside)

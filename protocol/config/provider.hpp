@@ -40,6 +40,7 @@ struct EnumTraits<ReasoningPassback> {
 };
 
 struct ModelProviderInfo {
+  friend bool operator==(const ModelProviderInfo&, const ModelProviderInfo&) = default;
   std::string id;  // key in [model_providers.<id>]
   std::string name;
   std::string base_url;

@@ -35,6 +35,7 @@ struct EnumTraits<SandboxMode> {
 // `{"mode": "workspace-write", "writable_roots": [...], "network_access": false, ...}`; the extra
 // keys exist only for workspace-write. Input also accepts the camelCase keys (DECISIONS P8).
 struct SandboxPolicy {
+  friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
   SandboxMode mode = SandboxMode::read_only;
   std::vector<std::string> writable_roots;
   bool network_access = false;
