@@ -178,7 +178,13 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
   self->state.responder = std::move(responder);
   // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
   // it get a clear error from now on instead of going to a dead actor.
+  // The writer ends when the client can no longer read us: that is the end of this session too.
+  self->monitor(self->state.writer);
   self->set_down_handler([=](caf::down_msg& dm) {
+    if (dm.source == self->state.writer.address()) {
+      self->send(self, eof_atom::value);
+      return;
+    }
     auto& ids = self->state.conversation_ids;
     if (auto it = ids.find(dm.source); it != ids.end()) {
       auto id = it->second;

@@ -101,6 +101,9 @@ void write_all(WriterState& st) {
   }
 }
 
+// Once the client cannot read what we write (its end closed, or the output cap reached), the
+// writer ends: the session monitors it, and interrupts its turns and ends as at end of input,
+// instead of streaming on into nothing until stdin closes.
 void flush(writer_ptr self) {
   auto& st = self->state;
   while (!write_some(st)) {
@@ -108,14 +111,14 @@ void flush(writer_ptr self) {
     // and stdout is closed, which the client sees as end of stream (and we say why on stderr).
     if (st.buffer.size() - st.offset > st.limit) {
       log::error("stdout: the client stopped reading; {} bytes of output are queued (limit {}, "
-                 "LLMX_MAX_OUTPUT_BYTES). Closing stdout; further output is dropped.",
+                 "LLMX_MAX_OUTPUT_BYTES). Closing stdout and ending the session.",
                  st.buffer.size() - st.offset, st.limit);
       st.broken = true;
       st.buffer.clear();
       st.buffer.shrink_to_fit();
       st.offset = 0;
       ::close(st.fd);
-      return;
+      return self->quit(caf::exit_reason::user_shutdown);  // the session sees us go (see below)
     }
     // Wait briefly for room; meanwhile queued lines are taken from the mailbox (and counted
     // against the limit) before the next attempt.
@@ -127,6 +130,10 @@ void flush(writer_ptr self) {
       }
       return;
     }
+  }
+  if (st.broken) {
+    log::error("stdout: the client closed it; ending the session.");
+    self->quit(caf::exit_reason::user_shutdown);
   }
 }
 

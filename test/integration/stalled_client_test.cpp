@@ -1,73 +1,162 @@
 // A client that stops reading stdout must not make the server grow without bound (issue 5, bad
-// input): past LLMX_MAX_OUTPUT_BYTES the server says so on stderr, closes stdout and drops its
-// output, and still exits cleanly when stdin closes.
+// input): past LLMX_MAX_OUTPUT_BYTES the server says so on stderr and closes stdout. A client
+// whose stdout is gone (the cap reached, or its read end closed) ends the session (issue 18):
+// the turn writing to it is interrupted and recorded so, and the server exits while stdin is
+// still open.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "test/support/harness.hpp"
 
 using namespace llmx::test;
 using namespace std::chrono_literals;
 
-TEST_CASE("stalled client: output queued for a client that does not read is bounded, with a clear error") {
+namespace {
+
+// `llmx mcp-server` on raw pipes, so a test can stall or close the client's end of stdout.
+struct RawServer {
+  pid_t pid = -1;
+  int in = -1;   // the server's stdin (ours to write)
+  int out = -1;  // the server's stdout (ours to read, or not)
+  std::string err_path;
+
+  RawServer(const TempDir& home, const MockLlm& mock, const char* max_output) {
+    int i[2], o[2];
+    REQUIRE(::pipe(i) == 0);
+    REQUIRE(::pipe(o) == 0);
+    err_path = home.file("stderr.txt");
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(i[0], 0);
+      ::dup2(o[1], 1);
+      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(err, 2);
+      ::close(i[1]);
+      ::close(o[0]);
+      ::setenv("HOME", home.path().c_str(), 1);
+      ::setenv("LLMX_HOME", home.path().c_str(), 1);
+      ::setenv("LLMX_BASE_URL", mock.url().c_str(), 1);
+      ::setenv("LLMX_API_KEY", "test", 1);
+      ::setenv("LLMX_MAX_OUTPUT_BYTES", max_output, 1);
+      ::execl(LLMX_BIN, LLMX_BIN, "mcp-server", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(i[0]);
+    ::close(o[1]);
+    in = i[1];
+    out = o[0];
+  }
+  ~RawServer() {
+    if (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    if (in >= 0) ::close(in);
+    if (out >= 0) ::close(out);
+  }
+  void send(const std::string& lines) {
+    REQUIRE(::write(in, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()));
+  }
+  // Initialize, then one long turn streaming `deltas` deltas.
+  void start_long_turn(int deltas) {
+    send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+         "\n" +
+         fmt::format(R"({{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"@mock:long deltas={}"}}}}}})",
+                     deltas) +
+         "\n");
+  }
+  std::string stderr_text() const { return read_file(err_path); }
+  // Waits (bounded) for stderr to say `what`.
+  bool wait_stderr(std::string_view what) {
+    for (int i = 0; i < 600; ++i) {
+      if (contains(stderr_text(), what)) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+  long peak_rss_kib = 0;  // the server's, once it exited (wait4)
+  // Waits up to `limit` for the server to exit; its wait status, or nullopt.
+  std::optional<int> wait_exit(std::chrono::milliseconds limit) {
+    int status = 0;
+    for (auto waited = 0ms; waited < limit; waited += 50ms) {
+      rusage usage{};
+      if (::wait4(pid, &status, WNOHANG, &usage) == pid) {
+        pid = -1;
+        peak_rss_kib = usage.ru_maxrss;
+        return status;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return std::nullopt;
+  }
+};
+
+// The one rollout file under `home` (empty when there is none).
+std::string only_rollout(const TempDir& home) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(home.file("sessions")))
+    if (e.is_regular_file() && e.path().filename().string().starts_with("rollout-")) return read_file(e.path().string());
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("stalled client: output queued for a client that does not read is bounded, the turn is interrupted and the server exits") {
   TempDir home{"llmx-stalled"};
   MockLlm mock;
-  int in[2], out[2];
-  REQUIRE(::pipe(in) == 0);
-  REQUIRE(::pipe(out) == 0);
-  auto err_path = home.file("stderr.txt");
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(err, 2);
-    ::close(in[1]);
-    ::close(out[0]);
-    ::setenv("LLMX_HOME", home.path().c_str(), 1);
-    ::setenv("LLMX_BASE_URL", mock.url().c_str(), 1);
-    ::setenv("LLMX_API_KEY", "test", 1);
-    ::setenv("LLMX_MAX_OUTPUT_BYTES", "2000000", 1);
-    ::execl(LLMX_BIN, LLMX_BIN, "mcp-server", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);  // out[0] stays open and is never read: the client has stalled
-  std::string lines =
-      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
-      "\n" +
-      std::string(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"llmx","arguments":{"prompt":"@mock:long deltas=100000"}}})") +
-      "\n";
-  REQUIRE(::write(in[1], lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()));
-  std::string err;
-  for (int i = 0; i < 600 && !contains(err, "stopped reading"); ++i) {
-    std::this_thread::sleep_for(50ms);
-    err = read_file(err_path);
-  }
+  RawServer server(home, mock, "2000000");
+  server.start_long_turn(100000);  // its stdout is never read: the client has stalled
+  bool said = server.wait_stderr("stopped reading");
+  auto err = server.stderr_text();
   INFO("stderr: " << err);
-  CHECK(contains(err, "the client stopped reading"));
+  CHECK(said);
   CHECK(contains(err, "LLMX_MAX_OUTPUT_BYTES"));
-  long rss = peak_rss_kib(pid);
-  CHECK(rss > 0);
-  CHECK(rss < 200 * 1024);  // bounded: tens of MB, not the gigabytes 100,000 deltas would queue
-  ::close(in[1]);  // the client goes away: the server finishes and exits
-  int status = 0;
-  bool exited = false;
-  for (int i = 0; i < 400 && !exited; ++i) {
-    exited = ::waitpid(pid, &status, WNOHANG) == pid;
-    if (!exited) std::this_thread::sleep_for(50ms);
+  // stdin stays open: the server ends by itself, its turn interrupted and on record.
+  auto status = server.wait_exit(20s);
+  REQUIRE(status.has_value());
+  CHECK(server.peak_rss_kib > 0);
+  CHECK(server.peak_rss_kib < 200 * 1024);  // bounded: tens of MB, not the gigabytes 100,000 deltas would queue
+  CHECK(WIFEXITED(*status));
+  CHECK(WEXITSTATUS(*status) == 0);
+  auto rollout = only_rollout(home);
+  CHECK(contains(rollout, "turn_aborted"));
+}
+
+TEST_CASE("stalled client: a client that closes its end of our stdout mid-turn ends the session") {
+  TempDir home{"llmx-stdout-closed"};
+  MockLlm mock;
+  RawServer server(home, mock, "268435456");
+  server.start_long_turn(1000000);
+  // Read until the turn streams, then close the read end: the next write fails with EPIPE.
+  std::string seen;
+  char buf[4096];
+  for (int i = 0; i < 2000 && !contains(seen, "agent_message"); ++i) {
+    auto n = ::read(server.out, buf, sizeof buf);
+    if (n <= 0) break;
+    seen.append(buf, static_cast<size_t>(n));
+    if (seen.size() > (1u << 20)) seen.erase(0, seen.size() - 4096);
   }
-  if (!exited) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-  }
-  CHECK(exited);
-  ::close(out[0]);
+  REQUIRE(contains(seen, "agent_message"));
+  ::close(server.out);
+  server.out = -1;
+  auto status = server.wait_exit(20s);
+  INFO("stderr: " << server.stderr_text());
+  REQUIRE(status.has_value());
+  CHECK(WIFEXITED(*status));
+  CHECK(contains(server.stderr_text(), "closed it"));
+  auto rollout = only_rollout(home);
+  INFO("rollout: " << rollout.substr(rollout.size() > 3000 ? rollout.size() - 3000 : 0));
+  CHECK(contains(rollout, "turn_aborted"));
+  // The model stream stopped with the turn: the mock saw one request, cut off long before its end.
 }

@@ -105,14 +105,12 @@ int serve(const ServeOptions& options, Front front) {
   }
   sys.await_all_actors_done();
   http::finish_preload();
-  if (clustered) {
-    // Everything is written and synced. Nodes still hold references to our store (it was sent
-    // to them), which CAF keeps alive until their connections close: destroying the actor system
-    // would wait for that store's thread forever.
-    std::fflush(nullptr);
-    ::_exit(0);
-  }
-  return 0;
+  // Everything is written and synced. The actor system is not destroyed: the stdin reader may
+  // still block in read() (the session ended because the client's stdout went away), and with
+  // nodes, they hold references to our store (it was sent to them), which CAF keeps alive until
+  // their connections close; destroying the system would wait for either thread forever.
+  std::fflush(nullptr);
+  ::_exit(0);
 }
 
 }  // namespace
