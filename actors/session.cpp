@@ -176,9 +176,9 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
     write(self, self->state.rpc.error(id, err.code, err.message, err.data));
   };
   self->state.responder = std::move(responder);
+  // The writer ends when the client can no longer read us: that is the end of this session too.
   // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
   // it get a clear error from now on instead of going to a dead actor.
-  // The writer ends when the client can no longer read us: that is the end of this session too.
   self->monitor(self->state.writer);
   self->set_down_handler([=](caf::down_msg& dm) {
     if (dm.source == self->state.writer.address()) {

@@ -12,17 +12,7 @@ seconds=${LLMX_FUZZ_SECONDS:-20}
 jobs=${LLMX_JOBS:-2}
 
 # Clang and its fuzzer and sanitizer runtimes, from Debian's packages (idempotent).
-missing=()
-for p in clang-14 libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  echo "fuzz: installing ${missing[*]}" >&2
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+tools/install-deps.sh clang-14 libclang-rt-14-dev
 
 if [ ! -f build-fuzz/CMakeCache.txt ]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DLLMX_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
