@@ -45,6 +45,9 @@ struct ConversationState {
   std::string rollout_path;
   bool listable = false;         // the first user message is on record (the thread is listed)
   bool rollout_warned = false;   // a write failure was reported to the client once
+  // A write failure that came while nobody listened (the file is made when the conversation
+  // starts, before a client subscribes): told to the first subscriber.
+  std::optional<Event> rollout_warning;
   static inline const char* name = "llmx.conversation";
 };
 
@@ -370,6 +373,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         self->monitor(sink);
         subs.push_back(std::move(sink));
         ++self->state.releases;  // a client came back: no unload
+        if (auto warning = std::exchange(self->state.rollout_warning, std::nullopt))
+          self->send(subs.back(), ConversationEvents{self->state.id, {std::move(*warning)}});
       },
       [=](FileDelegate& d) { self->state.files = std::move(d); },
       [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
@@ -418,10 +423,13 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         auto& st = self->state;
         if (st.rollout_warned) return;
         st.rollout_warned = true;
-        emit(self, Event{st.task_sub_id, WarningEvent{fmt::format(
-                                              "This conversation could not be saved ({}); it will not be "
-                                              "resumable from {}.",
-                                              f.message, f.path)}});
+        Event warning{st.task_sub_id, WarningEvent{fmt::format("This conversation could not be saved ({}); it will "
+                                                               "not be resumable from {}.",
+                                                               f.message, f.path)}};
+        if (st.subscribers.empty())
+          st.rollout_warning = std::move(warning);
+        else
+          emit(self, std::move(warning));
       },
       [=](TaskDone& done) {
         auto& st = self->state;

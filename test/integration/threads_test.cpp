@@ -338,23 +338,30 @@ TEST_CASE("threads: auto-compaction summarises, records `compacted`, and a resum
 }
 
 TEST_CASE("threads: a rollout that cannot be written is told to the client once, and the turn goes on") {
-  TempDir home;
-  MockLlm mock;
-  auto env = llmx_env(home.path(), mock.url());
+  // A listener, not `llmx exec`: the store's failure can reach the conversation after its turn
+  // ended, and exec stops listening there; a client that listens sees it whenever it comes.
+  AppServerFixture s;
+  s.initialize();
   {  // `sessions` is a file: no rollout directory can be made (as with a full or read-only disk)
-    std::ofstream blocker(home.file("sessions"));
+    std::ofstream blocker(s.home.file("sessions"));
     blocker << "not a directory\n";
   }
-  auto r = run_llmx({"exec", "--skip-git-repo-check", "--json", "@mock:text deltas=2"}, env);
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.status.ok());  // the answer still came
+  auto conv = s.call("newConversation", "{}");
+  REQUIRE_FALSE(conv.is_error());
+  auto id = conv.str("/result/conversationId");
+  REQUIRE_FALSE(s.call("addConversationListener", R"({"conversationId":")" + id + R"("})").is_error());
+  auto sent = s.call("sendUserMessage", R"({"conversationId":")" + id +
+                                            R"(","items":[{"type":"text","data":{"text":"@mock:text deltas=2"}}]})");
+  REQUIRE_FALSE(sent.is_error());
+  auto warning = s.c.wait_for([](const Message& m) { return contains(m.line(), "could not be saved"); },
+                              "the warning that the rollout could not be saved");
+  CHECK(contains(warning.line(), "sessions"));  // says which file
+  s.c.wait_for([](const Message& m) { return m.method() == "llmx/event/task_complete"; }, "task_complete");
+  s.c.drain(std::chrono::milliseconds(300));
   size_t warnings = 0;
-  for (const auto& line : split_lines(r.out)) {
-    if (!contains(line, "could not be saved")) continue;
-    ++warnings;
-    Message m(line);
-    CHECK(contains(m.line(), "sessions"));  // says which file
-  }
+  for (const auto& m : s.c.log()) warnings += contains(m.line(), "could not be saved") ? 1 : 0;
   CHECK(warnings == 1);
-  CHECK(contains(r.out, "agent_message"));
+  bool answered = false;
+  for (const auto& m : s.c.log()) answered = answered || contains(m.line(), "Hello from mock-llm");
+  CHECK(answered);  // the turn went on
 }
