@@ -23,6 +23,10 @@ struct ProxyState {
   ProxyStart start;
   conversation_actor remote;  // empty while the node is lost and before re-placement
   std::set<event_sink_actor> sinks;
+  // Warnings that came while no client listened here (a rollout that cannot be written is
+  // found when the conversation starts, before anyone subscribes): told to the first subscriber,
+  // as the conversation itself does.
+  std::vector<Event> unheard_warnings;
   uint64_t next_sub = 0;                  // ids for ops that come without one (as a conversation)
   std::optional<std::string> running;     // the submission id of the running turn
   std::vector<std::string> unstarted;     // turn ops sent whose task_started has not come yet
@@ -211,6 +215,8 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
       [=](subscribe_atom, event_sink_actor& sink) {
         auto& st = self->state;
         if (st.sinks.insert(sink).second) self->monitor(sink);
+        if (!st.unheard_warnings.empty())
+          self->send(sink, ConversationEvents{st.start.id, std::exchange(st.unheard_warnings, {})});
         if (st.released && st.remote) {
           st.released = false;
           self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
@@ -265,6 +271,7 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
             st.unstarted.clear();
             st.interrupting = false;
           }
+          if (st.sinks.empty() && ev.msg.is<WarningEvent>()) st.unheard_warnings.push_back(ev);
         }
         fan_out(self, batch);
       },
