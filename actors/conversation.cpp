@@ -45,9 +45,9 @@ struct ConversationState {
   std::string rollout_path;
   bool listable = false;         // the first user message is on record (the thread is listed)
   bool rollout_warned = false;   // a write failure was reported to the client once
-  // A write failure that came while nobody listened (the file is made when the conversation
-  // starts, before a client subscribes): told to the first subscriber.
-  std::optional<Event> rollout_warning;
+  // Warnings emitted while nobody listened (a rollout that cannot be written is found when the
+  // conversation starts, before a client subscribes): told to the first subscriber.
+  std::vector<Event> unheard_warnings;
   static inline const char* name = "llmx.conversation";
 };
 
@@ -87,8 +87,11 @@ void emit(conversation_ptr self, std::vector<Event> events) {
     lines.push_back(rollout::encode_line(now, rollout::RolloutItem{ev.msg}));
   }
   persist(self, std::move(lines), std::move(first_user));
-  ConversationEvents batch{self->state.id, std::move(events)};
   auto& subs = self->state.subscribers;
+  if (subs.empty())
+    for (const auto& ev : events)
+      if (ev.msg.is<WarningEvent>()) self->state.unheard_warnings.push_back(ev);
+  ConversationEvents batch{self->state.id, std::move(events)};
   for (size_t i = 0; i + 1 < subs.size(); ++i) self->send(subs[i], batch);
   if (!subs.empty()) self->send(subs.back(), std::move(batch));
 }
@@ -373,8 +376,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         self->monitor(sink);
         subs.push_back(std::move(sink));
         ++self->state.releases;  // a client came back: no unload
-        if (auto warning = std::exchange(self->state.rollout_warning, std::nullopt))
-          self->send(subs.back(), ConversationEvents{self->state.id, {std::move(*warning)}});
+        if (!self->state.unheard_warnings.empty())
+          self->send(subs.back(), ConversationEvents{self->state.id, std::exchange(self->state.unheard_warnings, {})});
       },
       [=](FileDelegate& d) { self->state.files = std::move(d); },
       [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
@@ -423,13 +426,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         auto& st = self->state;
         if (st.rollout_warned) return;
         st.rollout_warned = true;
-        Event warning{st.task_sub_id, WarningEvent{fmt::format("This conversation could not be saved ({}); it will "
-                                                               "not be resumable from {}.",
-                                                               f.message, f.path)}};
-        if (st.subscribers.empty())
-          st.rollout_warning = std::move(warning);
-        else
-          emit(self, std::move(warning));
+        emit(self, Event{st.task_sub_id, WarningEvent{fmt::format(
+                                              "This conversation could not be saved ({}); it will not be "
+                                              "resumable from {}.",
+                                              f.message, f.path)}});
       },
       [=](TaskDone& done) {
         auto& st = self->state;
