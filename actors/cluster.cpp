@@ -178,7 +178,7 @@ void connect(cluster_ptr self, uint32_t i) {
             if (ifs != self->system().message_types<node_actor>())
               return attach_failed(self, i, "it is not an llmx node of this build (its interface differs)");
             auto node = caf::actor_cast<node_actor>(ptr);
-            NodeAttach hello{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(self->state.store)};
+            NodeAttach hello{kWireVersion, caf::actor_cast<caf::strong_actor_ptr>(self->state.store)};
             self->request(node, 10s, attach_atom::value, std::move(hello))
                 .then(
                     [=](NodeAttached& a) {

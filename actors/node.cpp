@@ -83,19 +83,19 @@ node_actor::behavior_type node_impl(node_ptr self, mcp_hub_actor mcp, model_regi
   });
   return {
       [=](attach_atom, NodeAttach& a) -> caf::result<NodeAttached> {
-        if (a.version != LLMX_WIRE_VERSION)
+        if (a.version != kWireVersion)
           return refuse(Refusal::request,
                         fmt::format("llmx versions differ: this node runs {}, the front {}; run the same build on both",
-                                    LLMX_WIRE_VERSION, a.version));
+                                    kWireVersion, a.version));
         auto store = caf::actor_cast<rollout_store_actor>(a.store);
         if (!store) return refuse(Refusal::request, "attach needs the front's rollout store");
         for (auto& f : self->state.fronts)  // the same front again (it reconnected)
-          if (f.store == store.address()) return NodeAttached{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(f.manager)};
+          if (f.store == store.address()) return NodeAttached{kWireVersion, caf::actor_cast<caf::strong_actor_ptr>(f.manager)};
         auto manager = spawn_conversation_manager(self->system(), store, self->state.mcp, self->state.models);
         self->monitor(store);
         self->monitor(manager);
         self->state.fronts.push_back({store.address(), manager});
-        return NodeAttached{LLMX_WIRE_VERSION, caf::actor_cast<caf::strong_actor_ptr>(manager)};
+        return NodeAttached{kWireVersion, caf::actor_cast<caf::strong_actor_ptr>(manager)};
       },
       [=](sync_atom) { return true; },
   };

@@ -22,6 +22,10 @@
 
 namespace llmx {
 
+// This build's version and commit (generated/wire_version.cpp): a node and a front attach only
+// when theirs are equal.
+extern const char* const kWireVersion;
+
 // A node's address, `host:port`.
 struct NodeAddress {
   std::string host;

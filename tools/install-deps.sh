@@ -8,7 +8,7 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config git
       libcaf-dev libsimdjson-dev libfmt-dev doctest-dev libcurl4-openssl-dev
       libtomlplusplus-dev libcli11-dev libcpp-httplib-dev libseccomp-dev libssl-dev
       libboost-dev nodejs npm ripgrep tmux openssl)
-# Callers may ask for more (tools/fuzz.sh: clang and its fuzzer runtime).
+# Callers may ask for more (tools/build.sh --sanitize: clang, its sanitizer runtimes, llvm).
 pkgs+=("$@")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Builds llmx, runs every fuzz target briefly (tools/fuzz.sh: a Clang build in build-fuzz/;
-# LLMX_FUZZ_SECONDS=0 leaves them out), then every test (unit and integration) through ctest.
+# Builds llmx and runs every test (unit, integration, js, conformance, ...) through ctest.
+#   tools/test.sh              the Release tree (build/): the quick loop while developing
+#   tools/test.sh --sanitize   what CI runs: the Clang tree under ASan+UBSan (build-san/), which
+#                              also runs every fuzz target for LLMX_FUZZ_SECONDS (20) seconds
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/tools/build.sh"
-build="${LLMX_BUILD_DIR:-$root/build}"
-if [ "${LLMX_FUZZ_SECONDS:-20}" != 0 ]; then
-  "$root/tools/fuzz.sh"
+if [ "${1:-}" = --sanitize ]; then
+  build="$root/build-san"
+  "$root/tools/build.sh" --sanitize
+  cmake -S "$root" -B "$build" -DLLMX_FUZZ_SECONDS="${LLMX_FUZZ_SECONDS:-20}" >/dev/null
+  source "$root/tools/sanitizers/env.sh"
+else
+  build="${LLMX_BUILD_DIR:-$root/build}"
+  "$root/tools/build.sh"
 fi
 cd "$build"
 ctest --output-on-failure -j 2 --timeout 600

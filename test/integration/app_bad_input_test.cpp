@@ -30,7 +30,8 @@ TEST_CASE("app-server bad input: every method with mistyped params gets exactly 
   auto ping = c.request("getUserAgent");  // still alive and in order afterwards
   c.wait_for_response(ping);
   for (const auto& [method, id] : sent) {
-    CAPTURE(method);
+    const auto& shown_method = method;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_method);
     auto replies = c.responses_for(id);
     REQUIRE(replies.size() == 1);
     CHECK(replies[0].integer("/error/code") == -32602);

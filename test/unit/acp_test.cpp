@@ -175,7 +175,9 @@ TEST_CASE("acp: a patch's unified diff undone gives the old text an editor shows
       {"x\ny\nz\n", "x\nz\n"},
       {"l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n", "l1\nL2\nl3\nl4\nl5\nl6\nl7\nL8\nl9\n"},
   };
-  for (const auto& [before, after] : cases) {
+  for (const auto& c : cases) {
+    const auto& before = c.first;  // not a structured binding: clang 14 cannot capture one
+    const auto& after = c.second;
     CAPTURE(before);
     auto diff = patch::unified_diff(before, after, 1);
     CHECK(acp::undo_unified_diff(after, diff) == before);

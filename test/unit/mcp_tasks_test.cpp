@@ -70,7 +70,8 @@ TEST_CASE("mcp task book: ended tasks go after their ttl and a grace, running on
   book.finish(done, {"{}", false}, now + 10s);
   CHECK(done.status == TaskStatus::completed);
   CHECK(book.expire(now + 69s).empty());  // ttl passed, but ended only 59 s ago
-  CHECK(book.expire(now + 71s) == std::vector<std::string>{done.id});
+  const std::string done_id = done.id;     // `done` goes with the expiry (ASan caught the read after it)
+  CHECK(book.expire(now + 71s) == std::vector<std::string>{done_id});
   CHECK(book.expire(now + 48h).empty());  // still running: kept
   CHECK(book.get(running));
   // One that ran past its ttl is kept a grace period after it ended.

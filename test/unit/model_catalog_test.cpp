@@ -23,7 +23,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
     for (auto [slug, family] : std::vector<std::pair<std::string, std::string>>{
              {"o3", "o3"}, {"o3-mini", "o3"}, {"o3-pro-2025", "o3"}, {"o4-mini", "o4-mini"},
              {"o4-mini-high", "o4-mini"}, {"llmx-mini-latest", "llmx-mini-latest"}}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.slug == slug);
       CHECK(f.family == family);
@@ -42,7 +43,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
     for (auto [slug, family] : std::vector<std::pair<std::string, std::string>>{
              {"gpt-4.1", "gpt-4.1"}, {"gpt-4.1-mini", "gpt-4.1"}, {"gpt-4o", "gpt-4o"},
              {"gpt-4o-mini", "gpt-4o"}, {"gpt-4o-2024-05-13", "gpt-4o"}, {"gpt-3.5-turbo", "gpt-3.5"}}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.family == family);
       CHECK(f.needs_special_apply_patch_instructions);
@@ -52,7 +54,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
   }
   SUBCASE("gpt-oss, with or without the openai/ prefix: function apply_patch") {
     for (std::string slug : {"gpt-oss-20b", "gpt-oss:120b", "openai/gpt-oss-20b", "openai/gpt-oss-120b"}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.family == "gpt-oss");
       CHECK(f.slug == slug);
@@ -91,7 +94,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
   }
   SUBCASE("the default model, gpt-5-llmx* and llmx-*: freeform apply_patch, no verbosity") {
     for (std::string slug : {"anthropic/claude-sonnet-4-20250514", "gpt-5-llmx", "gpt-5-llmx-mini", "llmx-1"}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.family == slug);
       CHECK(f.supports_reasoning_summaries);
@@ -107,7 +111,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
   }
   SUBCASE("gpt-5: reasoning summaries, special apply_patch instructions, verbosity") {
     for (std::string slug : {"gpt-5", "gpt-5-mini", "gpt-5.1"}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.family == "gpt-5");
       CHECK(f.supports_reasoning_summaries);
@@ -119,7 +124,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
   }
   SUBCASE("anything else: named after the slug, all defaults") {
     for (std::string slug : {"openai/gpt-4o", "anthropic/claude-3-5-sonnet-20241022", "mistral", ""}) {
-      CAPTURE(slug);
+      const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+      CAPTURE(shown_slug);
       auto f = find_family(slug);
       CHECK(f.family == slug);
       CHECK_FALSE(f.needs_special_apply_patch_instructions);
@@ -138,7 +144,8 @@ TEST_CASE("model family: each rule of §11.1, first match wins") {
 
 TEST_CASE("model info: exact slugs, then the gpt-5 / llmx- prefixes") {
   auto check = [](const std::string& slug, int64_t window, int64_t max_output) {
-    CAPTURE(slug);
+    const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_slug);
     auto i = model_info(slug);
     REQUIRE(i.has_value());
     CHECK(i->context_window == window);
@@ -165,7 +172,8 @@ TEST_CASE("model info: exact slugs, then the gpt-5 / llmx- prefixes") {
   // Exact entries are exact: no prefix matching for them.
   for (std::string slug : {"anthropic/claude-sonnet-4-20250514", "gpt-4o-mini", "o3-mini", "openai/gpt-oss-20b",
                            "gpt-4.1-mini", "gpt-3.5-turbo-16k", "openai/gpt-5", ""}) {
-    CAPTURE(slug);
+    const auto& shown_slug = slug;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_slug);
     CHECK_FALSE(model_info(slug).has_value());
   }
 }

@@ -128,7 +128,8 @@ TEST_CASE("an error object saying rate limit or overload is a retryable stream e
            {R"({"error":{"message":"boom","code":"500"}})", true},
            {R"({"error":{"message":"bad","type":"invalid_request_error","code":400}})", false},
            {R"({"error":"plain text"})", false}}) {
-    CAPTURE(chunk);
+    const auto& shown_chunk = chunk;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown_chunk);
     ModelStreamReader r(1, "c");
     std::vector<ModelEvent> out;
     r.on_head(200, {}, out);

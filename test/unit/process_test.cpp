@@ -396,8 +396,10 @@ TEST_CASE("process: a 200 MB flood stays within the capture caps and streams fas
   const long peak = rss_kb("VmHWM:");
   MESSAGE("200 MB through the loop: " << 200.0 / secs << " MB/s; RSS before " << rss_before / 1024
                                       << " MiB, peak " << peak / 1024 << " MiB");
+#ifndef LLMX_SANITIZED  // ASan's shadow memory and quarantine make RSS say nothing here
   CHECK(peak - rss_before < 32 * 1024);  // caps are 3 x 1 MiB plus read buffers
   CHECK(200.0 / secs > 100.0);
+#endif
 }
 
 TEST_CASE("process: 1 GB flood (set LLMX_PROCESS_BENCH=1)") {

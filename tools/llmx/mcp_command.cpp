@@ -201,7 +201,9 @@ int run_list(const McpState& st, const std::vector<std::string>& overrides) {
   if (st.json) {
     json::Writer w;
     w.begin_array();
-    for (const auto& [name, s] : cfg.mcp_servers) {
+    for (const auto& entry : cfg.mcp_servers) {
+      const auto& name = entry.first;  // not a structured binding: clang 14 cannot capture one
+      const auto& s = entry.second;
       // The configuration, then how its start-up ended (and its tools with --tools).
       auto* status = status_of(servers, name);
       auto offered = tools_of(name);
