@@ -51,6 +51,9 @@ using line_atom = caf::atom_constant<caf::atom("line")>;
 using oversize_atom = caf::atom_constant<caf::atom("oversize")>;
 using eof_atom = caf::atom_constant<caf::atom("eof")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using ahead_atom = caf::atom_constant<caf::atom("ahead")>;
+using pause_atom = caf::atom_constant<caf::atom("pause")>;
+using pressure_atom = caf::atom_constant<caf::atom("pressure")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
@@ -69,10 +72,20 @@ using event_sink_actor = caf::typed_actor<
     // Events of a conversation this sink subscribed to; per conversation, in order.
     caf::reacts_to<ConversationEvents>>;
 
+// Hears when a client's unread output crosses its writer's marks (issue 18, back-pressure).
+using pressure_sink_actor = caf::typed_actor<
+    // True: more than the high mark waits for the client; false: it drained below the low mark.
+    caf::reacts_to<pressure_atom, bool>>;
+
 // Serialises every outgoing line onto stdout (the only writer of stdout).
 using line_writer_actor = caf::typed_actor<
     // Queue one complete JSON line (without the trailing newline).
     caf::reacts_to<line_atom, std::string>,
+    // Queue a reply that needs no earlier line before it (a ping, a listing): it goes out ahead
+    // of the lines still queued for a slow client, at the next line boundary.
+    caf::reacts_to<ahead_atom, std::string>,
+    // Who to tell when the queue crosses the marks (LLMX_OUTPUT_PAUSE_BYTES; the session).
+    caf::reacts_to<pressure_atom, pressure_sink_actor>,
     // Write what is queued (sent by the writer to itself: one write per mailbox drain).
     caf::reacts_to<flush_atom>,
     // Flush, then terminate; replies once everything is on stdout.
@@ -86,6 +99,9 @@ using session_actor = event_sink_actor::extend<
     caf::reacts_to<oversize_atom, uint64_t>,
     // The client closed its side: finish in-flight work and shut down.
     caf::reacts_to<eof_atom>,
+    // From the writer: the client reads slower than we write (true) or caught up (false); the
+    // session pauses or resumes the model streams of the conversations it follows.
+    caf::reacts_to<pressure_atom, bool>,
     // Timer after eof: stop waiting for in-flight turns and shut down now.
     caf::reacts_to<shutdown_atom>,
     // From the MCP task board: lines to write for a task this session follows (its llmx/event,
@@ -131,7 +147,10 @@ using model_streamer_actor = caf::typed_actor<
     // Timer: start attempt number N after a backoff.
     caf::reacts_to<retry_atom, uint32_t>,
     // Timer: check whether the stream has been silent for too long (generation counter).
-    caf::reacts_to<idle_atom, uint64_t>>;
+    caf::reacts_to<idle_atom, uint64_t>,
+    // Stop reading the response (true), so the provider waits on TCP, or read on (false). The
+    // idle timeout does not count while paused.
+    caf::reacts_to<pause_atom, bool>>;
 
 // Asks the client for approvals of one conversation and remembers "approved for session".
 // Whether to ask at all is decided by plain code (sandbox/approval.hpp) before the request.
@@ -209,6 +228,8 @@ using turn_executor_actor = caf::typed_actor<
     caf::reacts_to<start_atom, TaskSpec>,
     // Abort the task: emits turn_aborted{interrupted}, then TaskDone.
     caf::reacts_to<interrupt_atom>,
+    // Pause (true) or resume the task's model stream, this request's and the next ones'.
+    caf::reacts_to<pause_atom, bool>,
     // User input that arrived while the task runs; it joins the next model request.
     caf::reacts_to<InjectInput>,
     // Streamed model output (from this task's model streamer).
@@ -235,6 +256,10 @@ using conversation_actor = caf::typed_actor<
     caf::reacts_to<subscribe_atom, event_sink_actor>,
     // Stop receiving events.
     caf::reacts_to<unsubscribe_atom, event_sink_actor>,
+    // From a subscriber whose client reads slower than the turn streams: the running turn's
+    // model stream pauses while any subscriber asks (true) and resumes when none does (false,
+    // or the subscriber left).
+    caf::reacts_to<pause_atom, bool>,
     // A client that leaves for good (a listener's connection closed): it stops receiving events,
     // and when nobody is left, the running task is interrupted instead of running on for no one,
     // and the conversation unloads after ten minutes without a client (its rollout stays, to be
@@ -246,6 +271,10 @@ using conversation_actor = caf::typed_actor<
     caf::replies_to<interrupt_atom>::with<bool>,
     // The running turn's id, "" when idle (a v2 thread's status).
     caf::replies_to<status_atom>::with<std::string>,
+    // Make the rollout file now if it still waits for the first user message (the thread is
+    // archived, forked or read before anyone spoke in it); replies once its lines are on their
+    // way to the store, so what the caller asks the store next finds them. False: no file.
+    caf::replies_to<sync_atom>::with<bool>,
     // From a client that edits files itself, before its input: that turn's patches go through it
     // (see FileDelegate).
     caf::reacts_to<FileDelegate>,

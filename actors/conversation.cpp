@@ -44,20 +44,69 @@ struct ConversationState {
   rollout_store_actor store;
   std::string rollout_path;
   bool listable = false;         // the first user message is on record (the thread is listed)
+  // A new conversation's file is made with its first user message, as Codex does: until then
+  // its lines wait here, so a conversation nobody talks to costs no file and leaves none behind
+  // (100,000 idle conversations, issue 18).
+  struct Unwritten {
+    std::shared_ptr<const Config> config;  // as it was at the start (the session_meta line)
+    std::chrono::system_clock::time_point started;
+    std::vector<std::string> lines;
+  };
+  std::optional<Unwritten> unwritten;
   bool rollout_warned = false;   // a write failure was reported to the client once
-  // Warnings emitted while nobody listened (a rollout that cannot be written is found when the
-  // conversation starts, before a client subscribes): told to the first subscriber.
+  // Warnings emitted while nobody listened (a client subscribes after the turn that found the
+  // rollout unwritable began, say): told to the first subscriber.
   std::vector<Event> unheard_warnings;
+  // Subscribers whose client reads slower than we stream: while any asks, the running turn's
+  // model stream is paused (issue 18, back-pressure).
+  std::vector<caf::actor_addr> pressing;
   static inline const char* name = "llmx.conversation";
 };
 
 using conversation_ptr = conversation_actor::stateful_pointer<ConversationState>;
+
+rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg,
+                                     std::chrono::system_clock::time_point started) {
+  rollout::SessionMeta meta;
+  meta.id = id;
+  meta.timestamp = rollout::format_timestamp(started);
+  meta.cwd = cfg.cwd;
+  if (cfg.user_instructions) meta.instructions = *cfg.user_instructions;
+  meta.source = JsonOf<SessionSource>{json::to_json(cfg.session_source)};
+  meta.model_provider = cfg.provider.id;
+  meta.thread_source = cfg.thread_source;
+  return meta;
+}
+
+// Makes the file that waited for the first user message: its session_meta line, then the lines
+// held back until now.
+void write_unwritten(conversation_ptr self, std::optional<std::string> first_user = {}, bool sync = false) {
+  auto& st = self->state;
+  if (!st.unwritten) return;
+  auto& u = *st.unwritten;
+  RolloutAppend a;
+  a.home = st.config->llmx_home;
+  a.path = st.rollout_path;
+  a.meta = session_meta_of(st.id, *u.config, u.started);
+  a.lines = std::move(u.lines);
+  a.first_user_message = std::move(first_user);
+  a.sync = sync || st.config->rollout_fsync == "always";
+  a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
+  self->send(st.store, std::move(a));
+  st.unwritten.reset();
+}
 
 // Queues lines for this conversation's rollout file.
 void persist(conversation_ptr self, std::vector<std::string> lines, std::optional<std::string> first_user = {},
              bool sync = false) {
   auto& st = self->state;
   if (st.rollout_path.empty() || (lines.empty() && !first_user && !sync)) return;
+  if (st.unwritten) {
+    auto& u = *st.unwritten;
+    u.lines.insert(u.lines.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
+    if (first_user) write_unwritten(self, std::move(first_user), sync);  // else still nothing said: no file yet
+    return;
+  }
   RolloutAppend a;
   a.home = st.config->llmx_home;
   a.path = st.rollout_path;
@@ -141,11 +190,23 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   spec.first_task = std::exchange(self->state.first_task, false);
   spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
+  if (!self->state.pressing.empty()) self->send(exec, pause_atom::value, true);
+}
+
+// `who` asks to pause (or stops asking); the running task hears when the answer changes.
+void press(conversation_ptr self, const caf::actor_addr& who, bool paused) {
+  auto& p = self->state.pressing;
+  const bool before = !p.empty();
+  auto it = std::find(p.begin(), p.end(), who);
+  if (paused && it == p.end()) p.push_back(who);
+  if (!paused && it != p.end()) p.erase(it);
+  const bool after = !p.empty();
+  if (before != after && self->state.task) self->send(*self->state.task, pause_atom::value, after);
 }
 
 void finish_shutdown(conversation_ptr self) {
   emit(self, Event{self->state.task_sub_id, ShutdownCompleteEvent{}});
-  if (!self->state.rollout_path.empty()) {
+  if (!self->state.rollout_path.empty() && !self->state.unwritten) {  // a file never made has nothing to close
     RolloutAppend bye;
     bye.home = self->state.config->llmx_home;
     bye.path = self->state.rollout_path;
@@ -174,17 +235,6 @@ void task_over(conversation_ptr self) {
   if (self->state.shutting_down) finish_shutdown(self);
 }
 
-rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg) {
-  rollout::SessionMeta meta;
-  meta.id = id;
-  meta.timestamp = rollout::format_timestamp(std::chrono::system_clock::now());
-  meta.cwd = cfg.cwd;
-  if (cfg.user_instructions) meta.instructions = *cfg.user_instructions;
-  meta.source = JsonOf<SessionSource>{json::to_json(cfg.session_source)};
-  meta.model_provider = cfg.provider.id;
-  meta.thread_source = cfg.thread_source;
-  return meta;
-}
 
 // The events an op causes, after the op's reply (DECISIONS P10): they come back through this
 // mailbox, behind the reply; anything asked of the conversation later sees them recorded.
@@ -254,14 +304,8 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
     st0.listable = start.resumed->has_user_message;
   } else {
     st0.history = initial_context(*st0.config);
-    if (!st0.rollout_path.empty()) {
-      RolloutAppend a;
-      a.home = st0.config->llmx_home;
-      a.path = st0.rollout_path;
-      a.meta = session_meta_of(st0.id, *st0.config);
-      a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
-      self->send(st0.store, std::move(a));
-    }
+    if (!st0.rollout_path.empty())  // the file waits for the first user message (see `unwritten`)
+      st0.unwritten = ConversationState::Unwritten{st0.config, std::chrono::system_clock::now(), {}};
     if (start.resumed && !start.resumed->lines.empty()) {  // a fork of a stored thread: its lines, copied
       st0.history = std::move(start.resumed->history);
       st0.turn_starts = std::move(start.resumed->turn_starts);
@@ -287,6 +331,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
     subs.erase(std::remove_if(subs.begin(), subs.end(),
                               [&](const event_sink_actor& s) { return s.address() == dm.source; }),
                subs.end());
+    press(self, dm.source, false);
   });
   // A crashed turn executor (linked) must not take the conversation down: report and go on.
   // (An executor that reported TaskDone is no longer the task: its normal exit is ignored below.)
@@ -381,6 +426,10 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       },
       [=](FileDelegate& d) { self->state.files = std::move(d); },
       [=](status_atom) -> std::string { return self->state.task ? self->state.task_sub_id : std::string(); },
+      [=](sync_atom) -> bool {
+        write_unwritten(self);
+        return !self->state.rollout_path.empty();
+      },
       [=](interrupt_atom) -> bool {
         if (!self->state.task) return false;
         self->send(*self->state.task, interrupt_atom::value);
@@ -389,11 +438,16 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
       [=](unsubscribe_atom, event_sink_actor& sink) {
         auto& subs = self->state.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
+        press(self, sink.address(), false);
+      },
+      [=](pause_atom, bool paused) {
+        press(self, caf::actor_cast<caf::actor_addr>(self->current_sender()), paused);
       },
       [=](release_atom, event_sink_actor& sink) {
         auto& st = self->state;
         auto& subs = st.subscribers;
         subs.erase(std::remove(subs.begin(), subs.end(), sink), subs.end());
+        press(self, sink.address(), false);
         if (!subs.empty() || st.shutting_down) return;
         if (st.task) self->send(*st.task, interrupt_atom::value);
         self->delayed_send(self, kUnattendedUnload, release_atom::value, ++st.releases);

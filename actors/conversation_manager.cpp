@@ -105,12 +105,12 @@ void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec>
     promise.deliver(conv, std::move(sc));
     return;
   }
-  // A live thread may not have its first lines on disk yet (a conversation starts when first
-  // scheduled): asking it anything orders the read behind them.
+  // A live thread may have no file yet (nobody spoke in it) or its last lines still on their
+  // way: it makes the file now, and the read is ordered behind its lines.
   if (req.ref.id)
     if (auto it = self->state.conversations.find(*req.ref.id); it != self->state.conversations.end()) {
-      self->request(it->second, std::chrono::seconds(10), status_atom::value)
-          .then([=](const std::string&) mutable { load_stored(self, std::move(req), std::move(model), promise); },
+      self->request(it->second, std::chrono::seconds(10), sync_atom::value)
+          .then([=](bool) mutable { load_stored(self, std::move(req), std::move(model), promise); },
                 [=](caf::error&) mutable { load_stored(self, std::move(req), std::move(model), promise); });
       return;
     }
@@ -222,6 +222,8 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         // Live: shut it down first; the down handler archives. At most 10 s, as the reference.
         auto id = *ref.id;
         self->state.archiving.emplace(id, ManagerState::PendingArchive{ref, promise});
+        // A thread nobody spoke in yet has no file: it is made first, so there is one to move.
+        caf::anon_send(it->second, sync_atom::value);
         caf::anon_send(it->second, submit_atom::value, Submission{"", ShutdownOp{}});
         self->delayed_send(self, std::chrono::seconds(10), timeout_atom::value, id);
         return promise;

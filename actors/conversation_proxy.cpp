@@ -34,6 +34,8 @@ struct ProxyState {
   bool shutting_down = false;
   bool placing = false;
   bool released = false;  // the remote conversation was released: a new local sink subscribes again
+  // Local sessions whose client cannot keep up: the remote conversation hears one voice, ours.
+  std::set<caf::actor_addr> pressing;
 
   uint64_t next_flight = 0;
   std::map<uint64_t, InFlight> in_flight;  // forwarded ops not answered yet
@@ -55,6 +57,19 @@ void attach_remote(proxy_ptr self, conversation_actor remote, std::string node) 
   st.start.node = std::move(node);
   self->monitor(st.remote);
   self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
+  if (!st.pressing.empty()) self->send(st.remote, pause_atom::value, true);
+}
+
+// A local session asks to pause its conversation's model stream (or stops asking).
+void press(proxy_ptr self, const caf::actor_addr& who, bool paused) {
+  auto& st = self->state;
+  const bool before = !st.pressing.empty();
+  if (paused)
+    st.pressing.insert(who);
+  else
+    st.pressing.erase(who);
+  const bool after = !st.pressing.empty();
+  if (before != after && st.remote) self->send(st.remote, pause_atom::value, after);
 }
 
 void finish_shutdown(proxy_ptr self, const std::string& id) {
@@ -171,6 +186,7 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
     auto& st = self->state;
     // A session that went away stops receiving.
     std::erase_if(st.sinks, [&](const event_sink_actor& s) { return s.address() == dm.source; });
+    press(self, dm.source, false);
     if (!st.remote || dm.source != st.remote.address()) return;
     // A conversation that ended on its own (shutdown, archive) ends its proxy; anything else
     // means its node or the link to it is gone.
@@ -224,10 +240,15 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
       },
       [=](unsubscribe_atom, event_sink_actor& sink) {
         if (self->state.sinks.erase(sink) > 0) self->demonitor(sink.address());
+        press(self, sink.address(), false);
+      },
+      [=](pause_atom, bool paused) {
+        press(self, caf::actor_cast<caf::actor_addr>(self->current_sender()), paused);
       },
       [=](release_atom, event_sink_actor& sink) {
         auto& st = self->state;
         if (st.sinks.erase(sink) > 0) self->demonitor(sink.address());
+        press(self, sink.address(), false);
         // The remote conversation has this proxy as its one subscriber: it goes when nobody here is left.
         if (st.sinks.empty() && st.remote && !st.released) {
           st.released = true;
@@ -235,6 +256,14 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
         }
       },
       [](release_atom, uint64_t) {},  // the remote conversation keeps its own unload timer
+      [=](sync_atom) -> caf::result<bool> {
+        if (!self->state.remote) return false;  // its node is lost: the next op resumes it from its file
+        auto promise = self->make_response_promise<bool>();
+        self->request(self->state.remote, std::chrono::seconds(10), sync_atom::value)
+            .then([=](bool has_file) mutable { promise.deliver(has_file); },
+                  [=](caf::error&) mutable { promise.deliver(false); });
+        return promise;
+      },
       [=](interrupt_atom) -> caf::result<bool> {
         auto& st = self->state;
         if (!st.remote) return false;

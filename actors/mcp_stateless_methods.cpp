@@ -245,6 +245,7 @@ const Methods& mcp_stateless_methods() {
     t.bind<mcp::TaskIdParams, RawJson>("tasks/get", tasks_get, mcp);
     t.bind<TaskUpdateParams, RawJson>("tasks/update", tasks_update, mcp);
     t.bind<mcp::TaskIdParams, RawJson>("tasks/cancel", tasks_cancel, mcp);
+    t.ahead("server/discover").ahead("tools/list");  // no notification explains them (session.cpp)
     return t;
   }();
   return table;
@@ -254,9 +255,10 @@ void serve_stateless(session_ptr self, const rpc::Incoming& in) {
   auto& st = self->state;
   auto parsed = mcp::read_request_meta(in.params);
   if (auto* err = std::get_if<RpcError>(&parsed))
-    return write(self, st.rpc.error(in.id, err->code, err->message, err->data));
+    return write(self, st.rpc.error(in.id, err->code, err->message, err->data), rpc::Lane::ahead);
   if (!st.options.tasks)
-    return write(self, st.rpc.error(in.id, rpc::kInternalError, "this server cannot serve 2026-07-28 requests"));
+    return write(self, st.rpc.error(in.id, rpc::kInternalError, "this server cannot serve 2026-07-28 requests"),
+                 rpc::Lane::ahead);
   st.request_meta = std::get<mcp::RequestMeta>(parsed);
   if (!mcp_stateless_methods().call(self, in, st.responder))
     write(self, st.rpc.error(in.id, rpc::kMethodNotFound,

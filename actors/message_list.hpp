@@ -70,6 +70,7 @@
 
 #define LLMX_MESSAGE_HANDLE_TYPES(X)                                    \
   X(event_sink_actor, "llmx::event_sink_actor")                         \
+  X(pressure_sink_actor, "llmx::pressure_sink_actor")                   \
   X(line_writer_actor, "llmx::line_writer_actor")                       \
   X(session_actor, "llmx::session_actor")                               \
   X(rollout_store_actor, "llmx::rollout_store_actor")                   \

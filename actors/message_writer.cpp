@@ -17,6 +17,10 @@ line_writer_actor::behavior_type message_writer(line_writer_actor::pointer self,
           start = end + 1;
         }
       },
+      // The listener sends each line as it comes: there is no queue here to overtake.
+      [send](ahead_atom, std::string& line) { send(std::move(line)); },
+      // Connections keep their own queues and limits (transport/http_listener.cpp).
+      [](pressure_atom, pressure_sink_actor&) {},
       [](flush_atom) {},  // nothing is buffered here: the listener queues per connection
       [self, closed](shutdown_atom) {
         if (closed) closed();

@@ -91,6 +91,7 @@ struct StreamerState {
   std::shared_ptr<std::atomic<int64_t>> last_activity = std::make_shared<std::atomic<int64_t>>(0);
   uint64_t idle_generation = 0;
   bool finished = false;
+  bool paused = false;  // the clients of this conversation cannot keep up: nothing is read
   static inline const char* name = "llmx.model_streamer";
 };
 
@@ -136,6 +137,7 @@ void start_attempt(streamer_ptr self) {
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
                                       st.attempt, st.request.call_id_prefix, st.wire, st.last_activity));
+  if (st.paused) http::Client::shared().pause(st.http_id, true);  // a retry while paused
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
 }
@@ -250,10 +252,23 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
         if (attempt != self->state.attempt + 1 || self->state.finished) return;
         start_attempt(self);
       },
+      [=](pause_atom, bool paused) {
+        auto& st = self->state;
+        if (st.paused == paused || st.finished) return;
+        st.paused = paused;
+        // The silence of a paused stream is ours, not the provider's: the idle timeout counts
+        // again from the moment we read on.
+        if (!paused) st.last_activity->store(ticks(self->clock().now()), std::memory_order_relaxed);
+        if (st.http_id) http::Client::shared().pause(st.http_id, paused);
+      },
       [=](idle_atom, uint64_t generation) {
         auto& st = self->state;
         if (generation != st.idle_generation || st.finished || !st.http_id) return;
         auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
+        if (st.paused) {  // checked again a full timeout after we read on
+          self->delayed_send(self, timeout, idle_atom::value, generation);
+          return;
+        }
         auto last = caf::actor_clock::time_point(
             caf::actor_clock::duration_type(st.last_activity->load(std::memory_order_relaxed)));
         auto silent = self->clock().now() - last;

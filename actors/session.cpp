@@ -133,13 +133,17 @@ void on_request(session_ptr self, const rpc::Incoming& in) {
   auto& st = self->state;
   // MCP 2026-07-28 is chosen per request, by the version its `_meta` names (no handshake).
   if (st.flavor == SessionState::Flavor::mcp && mcp::is_stateless_request(in.params)) return serve_stateless(self, in);
+  // Refusals before a method runs depend on nothing queued: they go ahead, as pings do.
+  constexpr auto ahead = rpc::Lane::ahead;
   if (st.flavor == SessionState::Flavor::app && !st.initialized && in.method != "initialize")
-    return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"));
+    return write(self, st.rpc.error(in.id, rpc::kInvalidRequest, "Not initialized"), ahead);
   if (st.flavor == SessionState::Flavor::acp && !st.initialized && in.method != "initialize")
-    return write(self, st.rpc.error(in.id, rpc::kInvalidRequest,
-                                    fmt::format("Invalid request: ACP connection must be initialized before '{}'", in.method)));
+    return write(self,
+                 st.rpc.error(in.id, rpc::kInvalidRequest,
+                              fmt::format("Invalid request: ACP connection must be initialized before '{}'", in.method)),
+                 ahead);
   if (!methods_of(self).call(self, in, st.responder))
-    write(self, st.rpc.error(in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", in.method)));
+    write(self, st.rpc.error(in.id, rpc::kMethodNotFound, fmt::format("Method not found: {}", in.method)), ahead);
 }
 
 // What waited on a conversation that ended without finishing its turn: a tools/call gets an
@@ -171,20 +175,25 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
   self->state.options = std::move(options);
   // The table's answers go out through the writer, encoded for this server's envelope.
   auto responder = std::make_shared<rpc::Responder>();
-  responder->result = [self](const rpc::Id& id, std::string result) { write(self, self->state.rpc.result(id, result)); };
-  responder->error = [self](const rpc::Id& id, const RpcError& err) {
-    write(self, self->state.rpc.error(id, err.code, err.message, err.data));
+  responder->result = [self](const rpc::Id& id, std::string result, rpc::Lane lane) {
+    write(self, self->state.rpc.result(id, result), lane);
+  };
+  responder->error = [self](const rpc::Id& id, const RpcError& err, rpc::Lane lane) {
+    write(self, self->state.rpc.error(id, err.code, err.message, err.data), lane);
   };
   self->state.responder = std::move(responder);
   // The writer ends when the client can no longer read us: that is the end of this session too.
   // A conversation this session knows ended (shut down, archived elsewhere, failed): requests to
   // it get a clear error from now on instead of going to a dead actor.
   self->monitor(self->state.writer);
+  // The writer tells us when the client falls behind, so we pause what feeds it.
+  self->send(self->state.writer, pressure_atom::value, caf::actor_cast<pressure_sink_actor>(self));
   self->set_down_handler([=](caf::down_msg& dm) {
     if (dm.source == self->state.writer.address()) {
       self->send(self, eof_atom::value);
       return;
     }
+    std::erase_if(self->state.followed, [&](const conversation_actor& c) { return c.address() == dm.source; });
     auto& ids = self->state.conversation_ids;
     if (auto it = ids.find(dm.source); it != ids.end()) {
       auto id = it->second;
@@ -202,7 +211,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
           auto root = parser.parse(line);
           in = rpc::classify(root, parser.repaired_top_level_id());
         } catch (const json::DecodeError& err) {
-          return write(self, self->state.rpc.error(rpc::Id{}, rpc::kParseError, err.what()));
+          return write(self, self->state.rpc.error(rpc::Id{}, rpc::kParseError, err.what()), rpc::Lane::ahead);
         }
         switch (in.kind) {
           case rpc::Incoming::Kind::request: return on_request(self, in);
@@ -210,16 +219,17 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
             if (!methods_of(self).notify(self, in)) log::debug("notification `{}` ignored", in.method);
             return;
           case rpc::Incoming::Kind::invalid:
-            return write(self, self->state.rpc.error(in.id, in.invalid_code, in.invalid_reason));
+            return write(self, self->state.rpc.error(in.id, in.invalid_code, in.invalid_reason), rpc::Lane::ahead);
           case rpc::Incoming::Kind::response:
           case rpc::Incoming::Kind::error_response:
             return on_client_reply(self, in);
         }
       },
       [=](oversize_atom, uint64_t limit) {
-        write(self, self->state.rpc.error(rpc::Id{}, rpc::kInvalidRequest,
-                                          fmt::format("Invalid request: message exceeds the maximum line length of {} bytes",
-                                                      limit)));
+        write(self,
+              self->state.rpc.error(rpc::Id{}, rpc::kInvalidRequest,
+                                    fmt::format("Invalid request: message exceeds the maximum line length of {} bytes", limit)),
+              rpc::Lane::ahead);
       },
       [=](eof_atom) {
         auto& st = self->state;
@@ -230,6 +240,14 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
         self->delayed_send(self, std::chrono::seconds(5), shutdown_atom::value);
       },
       [=](shutdown_atom) { finish(self); },
+      [=](pressure_atom, bool behind) {
+        auto& st = self->state;
+        if (st.pressed == behind) return;
+        st.pressed = behind;
+        for (const auto& conv : st.followed) self->send(conv, pause_atom::value, behind);
+        log::debug("stdout: the client is {}; the model streams of {} conversation(s) {}",
+                   behind ? "behind" : "caught up", st.followed.size(), behind ? "pause" : "read on");
+      },
       [=](ConversationEvents& batch) { on_events(self, batch); },
       [=](task_atom, std::string& lines) { write(self, std::move(lines)); },
       [=](FileIo& io) -> caf::result<FileIoDone> {
@@ -304,6 +322,17 @@ void add_line(std::string& lines, std::string_view line) {
   lines.append(line);
 }
 
+// Replies that no earlier notification explains: a client waiting for them must not wait behind
+// the notifications queued for it (issue 18: a ping under 200 streaming turns to a slow client).
+// Everything else keeps its order, such as a tools/call result after the events of its call.
+void answer_ahead(Methods& t) {
+  for (std::string_view m : {"ping", "tools/list", "model/list", "thread/list", "thread/loaded/list", "thread/read",
+                             "listConversations", "getConversationSummary", "config/read", "account/read",
+                             "account/rateLimits/read", "getAuthStatus", "getUserAgent", "userInfo",
+                             "getUserSavedConfig", "fuzzyFileSearch", "gitDiffToRemote", "session/list"})
+    t.ahead(m);
+}
+
 const Methods& mcp_server_methods() {
   static const Methods table = [] {
     Methods t;
@@ -312,6 +341,7 @@ const Methods& mcp_server_methods() {
     bind_workspace_methods(t);
     bind_conversation_methods(t);
     bind_thread_methods(t, ModelListShape::items);
+    answer_ahead(t);
     return t;
   }();
   return table;
@@ -321,6 +351,7 @@ const Methods& acp_server_methods() {
   static const Methods table = [] {
     Methods t;
     bind_acp_methods(t);
+    answer_ahead(t);
     return t;
   }();
   return table;
@@ -334,6 +365,7 @@ const Methods& app_server_methods() {
     bind_workspace_methods(t);
     bind_conversation_methods(t);
     bind_thread_methods(t, ModelListShape::data);
+    answer_ahead(t);
     return t;
   }();
   return table;

@@ -68,6 +68,10 @@ struct SessionState {
   // monitored, and leaves this table when it ends.
   std::map<std::string, conversation_actor> conversations;
   std::unordered_map<caf::actor_addr, std::string> conversation_ids;  // the same, by address (down messages)
+  // The conversations this session subscribed to, and whether its client is behind: they are
+  // asked to pause their model streams until it catches up (issue 18, back-pressure).
+  std::vector<conversation_actor> followed;
+  bool pressed = false;
   // Conversations that ended while this session knew them, and why ("was archived", "has
   // ended"): a later request to one gets that as its error.
   std::map<std::string, std::string> gone;
@@ -99,7 +103,12 @@ using rpc::NoParams;
 using rpc::Reply;
 using rpc::RpcError;
 
-inline void write(session_ptr self, std::string line) { self->send(self->state.writer, line_atom::value, std::move(line)); }
+inline void write(session_ptr self, std::string line, rpc::Lane lane = rpc::Lane::in_order) {
+  if (lane == rpc::Lane::ahead)  // ahead of the lines queued in the writer's mailbox too
+    self->send<caf::message_priority::high>(self->state.writer, ahead_atom::value, std::move(line));
+  else
+    self->send(self->state.writer, line_atom::value, std::move(line));
+}
 
 inline void notify(session_ptr self, std::string_view method, const std::string& params_json) {
   write(self, self->state.rpc.notification(method, params_json));
@@ -171,8 +180,13 @@ void add_line(std::string& lines, std::string_view line);
 
 // Subscribes this session to a conversation (the conversation ignores a second subscription
 // from the same sink, DECISIONS P7).
+// While the client reads slower than we write, a conversation it follows pauses its model stream
+// from the moment it subscribes.
 inline void subscribe(session_ptr self, const conversation_actor& conv) {
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
+  auto& followed = self->state.followed;
+  if (std::find(followed.begin(), followed.end(), conv) == followed.end()) followed.push_back(conv);
+  if (self->state.pressed) self->send(conv, pause_atom::value, true);
 }
 
 // The conversation an MCP tools/call of `llmx` (started) or `llmx-reply` (live or resumed) runs

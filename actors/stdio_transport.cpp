@@ -11,6 +11,7 @@
 
 #include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
+#include "transport/output_queue.hpp"
 
 namespace llmx {
 
@@ -29,14 +30,21 @@ uint64_t max_output_bytes() { return env_bytes("LLMX_MAX_OUTPUT_BYTES", kDefault
 
 uint64_t max_line_bytes() { return env_bytes("LLMX_MAX_LINE_BYTES", kDefaultMaxLineBytes); }
 
+uint64_t pause_output_bytes() { return env_bytes("LLMX_OUTPUT_PAUSE_BYTES", kDefaultPauseOutputBytes); }
+
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd) {
   sys.spawn<caf::detached + caf::hidden>([session, fd](caf::blocking_actor* self) {
     const uint64_t limit = max_line_bytes();
     LineCutter lines(limit);
+    // The client's messages go ahead of what the session has queued from its conversations (a
+    // slow client's ping must not wait behind thousands of event batches); among themselves they
+    // keep their order. The end of input keeps its place behind the events: what the client's
+    // calls produced before it left is still answered.
+    constexpr auto high = caf::message_priority::high;
     auto on_line = [&](std::string& l) {
-      if (!l.empty()) self->send(session, line_atom::value, std::move(l));
+      if (!l.empty()) self->send<high>(session, line_atom::value, std::move(l));
     };
-    auto on_oversized = [&] { self->send(session, oversize_atom::value, limit); };
+    auto on_oversized = [&] { self->send<high>(session, oversize_atom::value, limit); };
     std::string buf(64 * 1024, '\0');
     while (true) {
       ssize_t n = ::read(fd, buf.data(), buf.size());
@@ -54,12 +62,16 @@ namespace {
 struct WriterState {
   WriterState() = default;
   int fd = 1;
-  std::string buffer;
-  size_t offset = 0;           // bytes of `buffer` already written
+  OutputQueue queue;
   bool flush_pending = false;
   bool nonblocking = false;    // a pipe or socket we made non-blocking: a stalled reader cannot block us
   bool broken = false;         // the reader of our stdout went away, or stopped reading for too long
   uint64_t limit = kDefaultMaxOutputBytes;
+  // Back-pressure: past `pause_at` unread bytes the sink (the session) pauses the model streams
+  // that feed this client; below a quarter of it they read on.
+  uint64_t pause_at = kDefaultPauseOutputBytes;
+  pressure_sink_actor sink;
+  bool pressing = false;
   static inline const char* name = "llmx.stdio_writer";
 };
 
@@ -67,26 +79,19 @@ using writer_ptr = line_writer_actor::stateful_pointer<WriterState>;
 
 // Writes what the reader takes now. Returns false when bytes are left (the reader is slow).
 bool write_some(WriterState& st) {
-  while (st.offset < st.buffer.size() && !st.broken) {
-    ssize_t n = ::write(st.fd, st.buffer.data() + st.offset, st.buffer.size() - st.offset);
+  while (!st.queue.empty() && !st.broken) {
+    auto chunk = st.queue.next();
+    ssize_t n = ::write(st.fd, chunk.data(), chunk.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;  // retried by a timer
     if (n <= 0) {
       st.broken = true;
       break;
     }
-    st.offset += static_cast<size_t>(n);
+    st.queue.consumed(static_cast<size_t>(n));
   }
-  if (st.broken || st.offset == st.buffer.size()) {
-    st.buffer.clear();
-    st.offset = 0;
-    return true;
-  }
-  if (st.offset > (1u << 20)) {  // keep the unwritten tail only
-    st.buffer.erase(0, st.offset);
-    st.offset = 0;
-  }
-  return false;
+  if (st.broken) st.queue.clear();
+  return st.queue.empty();
 }
 
 // Everything queued, blocking as long as it takes (shutdown).
@@ -95,8 +100,7 @@ void write_all(WriterState& st) {
     pollfd p{st.fd, POLLOUT, 0};
     if (::poll(&p, 1, 1000) <= 0 && !(p.revents & POLLOUT)) {
       st.broken = true;
-      st.buffer.clear();
-      st.offset = 0;
+      st.queue.clear();
     }
   }
 }
@@ -106,30 +110,28 @@ void write_all(WriterState& st) {
 // instead of streaming on into nothing until stdin closes.
 void flush(writer_ptr self) {
   auto& st = self->state;
-  while (!write_some(st)) {
+  if (!write_some(st)) {
     // The client is not keeping up. Memory stays bounded: past the limit its output is dropped
     // and stdout is closed, which the client sees as end of stream (and we say why on stderr).
-    if (st.buffer.size() - st.offset > st.limit) {
+    if (st.queue.size() > st.limit) {
       log::error("stdout: the client stopped reading; {} bytes of output are queued (limit {}, "
                  "LLMX_MAX_OUTPUT_BYTES). Closing stdout and ending the session.",
-                 st.buffer.size() - st.offset, st.limit);
+                 st.queue.size(), st.limit);
       st.broken = true;
-      st.buffer.clear();
-      st.buffer.shrink_to_fit();
-      st.offset = 0;
+      st.queue.clear();
       ::close(st.fd);
       return self->quit(caf::exit_reason::user_shutdown);  // the session sees us go (see below)
     }
-    // Wait briefly for room; meanwhile queued lines are taken from the mailbox (and counted
-    // against the limit) before the next attempt.
+    // Wait briefly for room, then go back to the mailbox before the next attempt: a reply that
+    // goes ahead must not wait until the whole backlog is written, and queued lines join the
+    // next write (and count against the limit).
     pollfd p{st.fd, POLLOUT, 0};
-    if (::poll(&p, 1, 10) <= 0) {
-      if (!st.flush_pending) {
-        st.flush_pending = true;
-        self->send(self, flush_atom::value);
-      }
-      return;
+    (void)::poll(&p, 1, 10);
+    if (!st.flush_pending) {
+      st.flush_pending = true;
+      self->send(self, flush_atom::value);
     }
+    return;
   }
   if (st.broken) {
     log::error("stdout: the client closed it; ending the session.");
@@ -137,10 +139,28 @@ void flush(writer_ptr self) {
   }
 }
 
+// Tells the sink when the unread output crosses the marks.
+void check_marks(writer_ptr self) {
+  auto& st = self->state;
+  const uint64_t queued = st.queue.size();
+  const bool behind = st.pressing ? queued > st.pause_at / 4 : queued > st.pause_at;
+  if (behind == st.pressing) return;
+  st.pressing = behind;
+  if (st.sink) self->send(st.sink, pressure_atom::value, behind);
+}
+
+// Lines already queued behind this one are taken from the mailbox before the flush arrives.
+void schedule_flush(writer_ptr self) {
+  if (self->state.flush_pending) return;
+  self->state.flush_pending = true;
+  self->send(self, flush_atom::value);
+}
+
 line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
   auto& st0 = self->state;
   st0.fd = fd;
   st0.limit = max_output_bytes();
+  st0.pause_at = pause_output_bytes();
   struct stat sb {};
   if (::fstat(fd, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
     int flags = ::fcntl(fd, F_GETFL);
@@ -150,17 +170,22 @@ line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
       [=](line_atom, std::string& line) {
         auto& st = self->state;
         if (st.broken) return;
-        st.buffer.append(line);
-        st.buffer.push_back('\n');
-        // Lines already queued behind this one are appended before the flush arrives.
-        if (!st.flush_pending) {
-          st.flush_pending = true;
-          self->send(self, flush_atom::value);
-        }
+        st.queue.push(line);
+        check_marks(self);
+        schedule_flush(self);
       },
+      [=](ahead_atom, std::string& line) {
+        auto& st = self->state;
+        if (st.broken) return;
+        st.queue.push_ahead(line);
+        check_marks(self);
+        schedule_flush(self);
+      },
+      [=](pressure_atom, pressure_sink_actor& sink) { self->state.sink = std::move(sink); },
       [=](flush_atom) {
         self->state.flush_pending = false;
         flush(self);
+        check_marks(self);
       },
       [=](shutdown_atom) -> bool {
         write_all(self->state);

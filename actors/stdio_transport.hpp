@@ -15,6 +15,12 @@ uint64_t max_line_bytes();
 inline constexpr uint64_t kDefaultMaxOutputBytes = 256u << 20;
 uint64_t max_output_bytes();
 
+// Output queued for a slow client past which the model streams that feed it pause, until it has
+// read three quarters of it (LLMX_OUTPUT_PAUSE_BYTES overrides it). What cannot be paused
+// (command output, many conversations' last bytes) still meets the cap above.
+inline constexpr uint64_t kDefaultPauseOutputBytes = 16u << 20;
+uint64_t pause_output_bytes();
+
 // Reads `fd` until EOF on its own thread; sends line / oversize / eof messages to `session`.
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd = 0);
 

@@ -27,6 +27,7 @@ struct TurnExecutorState {
   uint64_t mcp_calls = 0;
   bool can_ask = true;  // someone can answer approvals and elicitations (not `llmx exec`)
   std::optional<model_streamer_actor> streamer;
+  bool paused = false;  // the conversation's clients cannot keep up: model streams stop reading
   std::optional<exec_sandbox_actor> exec;
   std::string sub_id;
   FileDelegate files;  // the client patches read and write through, when set
@@ -96,6 +97,7 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
       self->send(st.conversation, ReplaceHistory{std::move(h->history), std::move(h->summary)});
     } else if (auto* q = std::get_if<TaskLoop::Request>(&step)) {
       st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(q->request));
+      if (st.paused) self->send(*st.streamer, pause_atom::value, true);
     } else if (auto* a = std::get_if<TaskLoop::Ask>(&step)) {
       flush(self);
       auto generation = a->generation;
@@ -233,6 +235,11 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](interrupt_atom) {
         self->state.interrupted = true;
         run([](TaskLoop& loop, TaskLoop::Steps& out) { loop.interrupt(out); });
+      },
+      [=](pause_atom, bool paused) {
+        auto& st = self->state;
+        st.paused = paused;
+        if (st.streamer) self->send(*st.streamer, pause_atom::value, paused);
       },
       [=](McpElicitation& e) -> caf::result<McpElicitationReply> {
         auto& st = self->state;

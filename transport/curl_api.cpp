@@ -33,6 +33,7 @@ CurlApi load() {
   bind(lib, api.easy_setopt, "curl_easy_setopt");
   bind(lib, api.easy_getinfo, "curl_easy_getinfo");
   bind(lib, api.easy_strerror, "curl_easy_strerror");
+  bind(lib, api.easy_pause, "curl_easy_pause");
   bind(lib, api.multi_init, "curl_multi_init");
   bind(lib, api.multi_cleanup, "curl_multi_cleanup");
   bind(lib, api.multi_setopt, "curl_multi_setopt");

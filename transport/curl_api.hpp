@@ -15,6 +15,7 @@ struct CurlApi {
   CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
   CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
   decltype(&::curl_easy_strerror) easy_strerror;
+  decltype(&::curl_easy_pause) easy_pause;
   decltype(&::curl_multi_init) multi_init;
   decltype(&::curl_multi_cleanup) multi_cleanup;
   CURLMcode (*multi_setopt)(CURLM*, CURLMoption, ...);

@@ -58,6 +58,7 @@ struct Transfer {
   ResponseHead head;
   bool head_sent = false;
   bool aborted = false;  // cancelled on the loop thread, or the handler threw
+  bool paused = false;   // Client::pause: the body waits in curl (see on_write)
   char errbuf[CURL_ERROR_SIZE];
 
   ~Transfer() { curl_api().slist_free_all(headers); }
@@ -114,6 +115,10 @@ struct Transfer {
     auto* t = static_cast<Transfer*>(self);
     const std::size_t len = size * n;
     if (t->aborted) return 0;  // any value != len makes curl fail the transfer
+    // Paused: curl keeps this chunk, stops reading, and hands the chunk over again once the
+    // transfer is unpaused. (A pause asked before the request started does not survive curl's
+    // start of the request; this one always holds.)
+    if (t->paused) return CURL_WRITEFUNC_PAUSE;
     if (!t->head_sent) {       // no blank line seen (should not happen with HTTP/1.x or h2)
       curl_api().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
       if (!t->emit_head()) return 0;
@@ -127,12 +132,13 @@ struct Transfer {
   }
 };
 
-// A submission: start (transfer set), cancel (transfer null), or cancel unless it ends by
-// itself within `grace` (transfer null, grace set).
+// A submission: start (transfer set), pause or read on (pause set), cancel (neither set), or
+// cancel unless it ends by itself within `grace` (grace set).
 struct Op {
   RequestId id = 0;
   std::unique_ptr<Transfer> transfer;
   std::optional<std::chrono::milliseconds> grace = std::nullopt;
+  std::optional<bool> pause = std::nullopt;
 };
 
 }  // namespace
@@ -219,6 +225,8 @@ struct Client::Impl {
     for (Op& op : work) {
       if (op.transfer)
         begin(std::move(op.transfer));
+      else if (op.pause)
+        set_paused(op.id, *op.pause);
       else if (op.grace && transfers.count(op.id))
         deadlines.emplace_back(std::chrono::steady_clock::now() + *op.grace, op.id);
       else if (!op.grace)
@@ -341,6 +349,14 @@ struct Client::Impl {
     }
   }
 
+  // Unpausing may deliver what curl held back, from inside curl_easy_pause (this thread).
+  void set_paused(RequestId id, bool paused) {
+    auto it = transfers.find(id);
+    if (it == transfers.end() || it->second->aborted || it->second->paused == paused) return;
+    it->second->paused = paused;
+    curl_api().easy_pause(it->second->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
+  }
+
   void abort(RequestId id) {
     auto node = transfers.extract(id);
     if (node.empty()) return;  // already done (or never existed)
@@ -451,6 +467,14 @@ void Client::cancel(RequestId id) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr});
+  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+}
+
+void Client::pause(RequestId id, bool paused) {
+  std::lock_guard lk(impl_->mu);
+  if (impl_->closed) return;
+  const bool was_empty = impl_->queue.empty();
+  impl_->queue.push_back(Op{id, nullptr, std::nullopt, paused});
   if (was_empty) curl_api().multi_wakeup(impl_->multi);
 }
 

@@ -81,6 +81,10 @@ class Client {
   // (its last bytes read) returns its connection to the keep-alive pool, where a cancel would
   // close it. It is cancelled if it has not ended within `grace`. The handler still gets on_done.
   void finish_within(RequestId id, std::chrono::milliseconds grace);
+  // Thread-safe. Stops reading the transfer's response (true) or reads on (false), so a
+  // consumer that cannot keep up holds the sender back through TCP instead of buffering: no
+  // on_body while paused (the head may still come). Unknown or ended transfers are ignored.
+  void pause(RequestId id, bool paused);
   // Requests started and not yet finished with on_done.
   std::size_t active() const;
 

@@ -39,10 +39,15 @@ struct Empty {
 // is -32602.
 struct NoParams {};
 
+// Where a reply goes among what is queued for the client. In order: after every line written
+// before it (a tools/call result after its call's events). Ahead: before the notifications still
+// queued for a slow client, for replies that no earlier notification explains (ping, listings).
+enum class Lane { in_order, ahead };
+
 // Where a table's answers go: supplied by the session that dispatches into it.
 struct Responder {
-  std::function<void(const Id&, std::string result_json)> result;
-  std::function<void(const Id&, const RpcError&)> error;
+  std::function<void(const Id&, std::string result_json, Lane)> result;
+  std::function<void(const Id&, const RpcError&, Lane)> error;
 };
 using ResponderPtr = std::shared_ptr<const Responder>;
 
@@ -51,15 +56,16 @@ using ResponderPtr = std::shared_ptr<const Responder>;
 template <class R>
 class Reply {
  public:
-  Reply(Id id, ResponderPtr out) : id_(std::move(id)), out_(std::move(out)) {}
-  void operator()(const R& result) const { out_->result(id_, json::to_json(result)); }
-  void operator()(const RpcError& err) const { out_->error(id_, err); }
-  void error(int code, std::string message) const { out_->error(id_, RpcError{code, std::move(message)}); }
+  Reply(Id id, ResponderPtr out, Lane lane = Lane::in_order) : id_(std::move(id)), out_(std::move(out)), lane_(lane) {}
+  void operator()(const R& result) const { out_->result(id_, json::to_json(result), lane_); }
+  void operator()(const RpcError& err) const { out_->error(id_, err, lane_); }
+  void error(int code, std::string message) const { out_->error(id_, RpcError{code, std::move(message)}, lane_); }
   const Id& id() const { return id_; }
 
  private:
   Id id_;
   ResponderPtr out_;
+  Lane lane_;
 };
 
 // Whether a bound method belongs to the exported app-server protocol, or to a protocol someone
@@ -78,10 +84,11 @@ class MethodTable {
   MethodTable& bind(std::string method, Handler<P, R> handler, Export exported = Export::yes) {
     Entry e;
     e.exported = exported == Export::yes;
-    e.call = [handler](Ctx ctx, const Incoming& in, const ResponderPtr& out) {
-      Reply<R> reply{in.id, out};
+    e.call = [handler](Ctx ctx, const Incoming& in, const ResponderPtr& out, Lane lane) {
+      Reply<R> reply{in.id, out, lane};
       P params;
-      if (!decode(in, params, [&](RpcError err) { reply(err); })) return;
+      // A request refused before it ran depends on nothing queued: its error goes ahead.
+      if (!decode(in, params, [&](RpcError err) { Reply<R>{in.id, out, Lane::ahead}(err); })) return;
       handler(std::move(ctx), std::move(params), std::move(reply));
     };
     e.schema = [](schema::Registry& reg, const std::string& union_name, const std::string& name) {
@@ -91,6 +98,12 @@ class MethodTable {
         reg.template request<P>(union_name, name);
     };
     add(std::move(method), std::move(e));
+    return *this;
+  }
+
+  // The replies of a bound method may go ahead of queued notifications (see Lane).
+  MethodTable& ahead(std::string_view method) {
+    if (auto it = index_.find(method); it != index_.end()) entries_[it->second].second.lane = Lane::ahead;
     return *this;
   }
 
@@ -107,7 +120,8 @@ class MethodTable {
   bool call(Ctx ctx, const Incoming& in, const ResponderPtr& out) const {
     auto it = index_.find(in.method);
     if (it == index_.end()) return false;
-    entries_[it->second].second.call(std::move(ctx), in, out);
+    const auto& e = entries_[it->second].second;
+    e.call(std::move(ctx), in, out, e.lane);
     return true;
   }
   // Runs a notification's handler; false when nobody listens to it.
@@ -135,7 +149,8 @@ class MethodTable {
  private:
   struct Entry {
     bool exported = true;
-    std::function<void(Ctx, const Incoming&, const ResponderPtr&)> call;
+    Lane lane = Lane::in_order;
+    std::function<void(Ctx, const Incoming&, const ResponderPtr&, Lane)> call;
     std::function<void(schema::Registry&, const std::string&, const std::string&)> schema;
   };
 

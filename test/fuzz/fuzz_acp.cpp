@@ -63,8 +63,8 @@ const Table& table() {
 const rpc::ResponderPtr& responder() {
   static const rpc::ResponderPtr r = [] {
     auto out = std::make_shared<rpc::Responder>();
-    out->result = [](const rpc::Id&, std::string) {};
-    out->error = [](const rpc::Id&, const rpc::RpcError&) {};
+    out->result = [](const rpc::Id&, std::string, rpc::Lane) {};
+    out->error = [](const rpc::Id&, const rpc::RpcError&, rpc::Lane) {};
     return out;
   }();
   return r;

@@ -129,10 +129,10 @@ void require_json(std::string_view text, const char* what) {
 const rpc::ResponderPtr& responder() {
   static const rpc::ResponderPtr r = [] {
     auto out = std::make_shared<rpc::Responder>();
-    out->result = [](const rpc::Id& id, std::string result) {
+    out->result = [](const rpc::Id& id, std::string result, rpc::Lane) {
       require_json(rpc::Encoder{}.result(id, result), "a result reply is JSON");
     };
-    out->error = [](const rpc::Id& id, const rpc::RpcError& err) {
+    out->error = [](const rpc::Id& id, const rpc::RpcError& err, rpc::Lane) {
       require_json(rpc::Encoder{}.error(id, err.code, err.message, err.data), "an error reply is JSON");
     };
     return out;

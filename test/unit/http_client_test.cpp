@@ -300,6 +300,43 @@ TEST_CASE("http streamed chunked response arrives in order, head first") {
   CHECK(client.active() == 0);
 }
 
+TEST_CASE("http a paused transfer delivers nothing until it reads on, then everything in order") {
+  auto rec = std::make_shared<Recorder>();
+  Gate served;
+  ReleaseOnExit release{served};
+  TestServer srv([&](httplib::Server& s) {
+    s.Get("/stream", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+        if (!sink.write("data: one\n\n", 11) || !sink.write("data: two\n\n", 11)) return false;
+        served.release();
+        sink.done();
+        return true;
+      });
+    });
+  });
+  Client client;
+  auto id = client.start(get(srv.url("/stream")), rec);
+  client.pause(id, true);  // applied with the start, before any byte is read
+  REQUIRE(served.wait());
+  std::this_thread::sleep_for(300ms);
+  {
+    std::lock_guard lk(rec->mu);
+    CHECK(rec->chunks.empty());  // the response is there, but no byte of its body was handed over
+  }
+  client.pause(id, false);
+  REQUIRE(rec->wait_done());
+  std::lock_guard lk(rec->mu);
+  CHECK(rec->error == "");
+  CHECK(rec->head.status == 200);
+  std::string body;
+  for (auto& c : rec->chunks) body += c;
+  CHECK(body == "data: one\n\ndata: two\n\n");
+  CHECK(rec->events.front() == "head");
+  CHECK(rec->events.back() == "done");
+  client.pause(id, true);  // an ended transfer: ignored
+  CHECK(client.active() == 0);
+}
+
 TEST_CASE("http POST body and request headers reach the server") {
   std::mutex mu;
   std::string got_method, got_body, got_key, got_type, got_expect;

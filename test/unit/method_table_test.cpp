@@ -30,9 +30,12 @@ struct Sink {
   std::vector<std::string> lines;
   ResponderPtr responder() {
     auto r = std::make_shared<Responder>();
-    r->result = [this](const Id& id, std::string json) { lines.push_back("result " + id.json + " " + json); };
-    r->error = [this](const Id& id, const RpcError& e) {
-      lines.push_back("error " + id.json + " " + std::to_string(e.code) + " " + e.message);
+    r->result = [this](const Id& id, std::string json, Lane lane) {
+      lines.push_back(std::string(lane == Lane::ahead ? "ahead " : "") + "result " + id.json + " " + json);
+    };
+    r->error = [this](const Id& id, const RpcError& e, Lane lane) {
+      lines.push_back(std::string(lane == Lane::ahead ? "ahead " : "") + "error " + id.json + " " +
+                      std::to_string(e.code) + " " + e.message);
     };
     return r;
   }
@@ -76,9 +79,10 @@ TEST_CASE("method table: typed params in, typed result or RpcError out, unknown 
   REQUIRE(sink.lines.size() == 4);
   CHECK(sink.lines[0] == R"(result 1 {"echoed":"abab"})");
   CHECK(sink.lines[1] == R"(error "x" -32600 times must not be negative)");
-  CHECK(sink.lines[2].starts_with("error 3 -32602 Invalid params: "));
+  // Refused before the handler ran: the error depends on nothing queued, so it goes ahead.
+  CHECK(sink.lines[2].starts_with("ahead error 3 -32602 Invalid params: "));
   CHECK(sink.lines[2].find("text") != std::string::npos);
-  CHECK(sink.lines[3] == "error 4 -32602 Invalid params: `park` takes no params, got array");
+  CHECK(sink.lines[3] == "ahead error 4 -32602 Invalid params: `park` takes no params, got array");
 
   // A kept reply answers later, with its own id.
   REQUIRE(parked.size() == 1);
@@ -91,6 +95,30 @@ TEST_CASE("method table: typed params in, typed result or RpcError out, unknown 
   CHECK_FALSE(t.notify(ctx, request(parser, R"({"jsonrpc":"2.0","method":"other"})")));
   CHECK(notified == 3);
   CHECK(t.methods(false) == std::vector<std::string>{"echo", "park"});
+}
+
+TEST_CASE("method table: a method marked ahead answers in the ahead lane, kept replies and errors too") {
+  MethodTable<Ctx> t;
+  t.bind<EchoParams, EchoResult>("echo", echo).bind<NoParams, EchoResult>("park", park).ahead("echo").ahead("park");
+  t.ahead("unbound");  // nothing to mark: ignored
+  Sink sink;
+  auto out = sink.responder();
+  json::Parser parser;
+  std::vector<Reply<EchoResult>> parked;
+  Ctx ctx{&parked, nullptr};
+  CHECK(t.call(ctx, request(parser, R"({"id":1,"method":"echo","params":{"text":"a","times":1}})"), out));
+  CHECK(t.call(ctx, request(parser, R"({"id":2,"method":"echo","params":{"text":"a","times":-1}})"), out));
+  CHECK(t.call(ctx, request(parser, R"({"id":3,"method":"park"})"), out));
+  REQUIRE(parked.size() == 1);
+  parked[0](EchoResult{"late"});
+  REQUIRE(sink.lines.size() == 3);
+  CHECK(sink.lines[0] == R"(ahead result 1 {"echoed":"a"})");
+  CHECK(sink.lines[1] == "ahead error 2 -32600 times must not be negative");
+  CHECK(sink.lines[2] == R"(ahead result 3 {"echoed":"late"})");
+  MethodTable<Ctx> plain;
+  plain.bind<EchoParams, EchoResult>("echo", echo);
+  CHECK(plain.call(ctx, request(parser, R"({"id":4,"method":"echo","params":{"text":"b","times":1}})"), out));
+  CHECK(sink.lines.back() == R"(result 4 {"echoed":"b"})");
 }
 
 TEST_CASE("method table: methods bound as external are served but not exported") {

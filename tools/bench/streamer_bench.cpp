@@ -89,6 +89,7 @@ turn_executor_actor::behavior_type driver(driver_ptr self, ModelRequest base, in
   return {
       [=](start_atom, TaskSpec&) {},
       [=](interrupt_atom) {},
+      [=](pause_atom, bool) {},
       [=](InjectInput&) {},
       [=](ModelEvents& batch) {
         bool complete = false;

@@ -1,0 +1,106 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "transport/output_queue.hpp"
+
+using llmx::OutputQueue;
+
+namespace {
+// Writes everything queued, `step` bytes at a time (a slow reader takes little per write).
+std::string drain(OutputQueue& q, size_t step) {
+  std::string out;
+  while (!q.empty()) {
+    auto chunk = q.next();
+    REQUIRE_FALSE(chunk.empty());
+    const size_t n = std::min(step, chunk.size());
+    out.append(chunk.substr(0, n));
+    q.consumed(n);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("output queue: lines in order, and replies ahead go before queued lines in their own order") {
+  OutputQueue q;
+  CHECK(q.empty());
+  CHECK(q.next().empty());
+  q.push("n1");
+  q.push("n2");
+  q.push_ahead("r1");
+  q.push_ahead("r2");
+  CHECK(q.size() == 12);
+  CHECK(drain(q, 1000) == "r1\nr2\nn1\nn2\n");
+  CHECK(q.empty());
+}
+
+TEST_CASE("output queue: a reply never lands inside a line that has started") {
+  OutputQueue q;
+  q.push("notification-one");
+  q.push("notification-two");
+  auto first = q.next();
+  q.consumed(5);  // "notif" is out
+  (void)first;
+  q.push_ahead("reply");
+  // The started line is finished first, then the reply, then the rest.
+  CHECK(q.next() == "ication-one\n");
+  CHECK(drain(q, 3) == "ication-one\nreply\nnotification-two\n");
+}
+
+TEST_CASE("output queue: a reply that has started is finished before queued lines resume") {
+  OutputQueue q;
+  q.push("n1");
+  q.push_ahead("reply-long");
+  q.consumed(3);  // "rep"
+  q.push("n2");
+  q.push_ahead("r2");
+  CHECK(drain(q, 2) == "ly-long\nr2\nn1\nn2\n");
+}
+
+TEST_CASE("output queue: a long backlog written in small steps keeps every byte, replies at line boundaries") {
+  OutputQueue q;
+  std::string expected_lines;
+  for (int i = 0; i < 50000; ++i) {
+    std::string line = "{\"n\":" + std::to_string(i) + ",\"pad\":\"" + std::string(40, 'x') + "\"}";
+    q.push(line);
+    expected_lines += line + "\n";
+  }
+  std::string out;
+  int replies = 0;
+  while (!q.empty()) {
+    auto chunk = q.next();
+    const size_t n = std::min<size_t>(chunk.size(), 7777);
+    out.append(chunk.substr(0, n));
+    q.consumed(n);
+    if (replies < 100 && out.size() % 3 == 0) {
+      q.push_ahead("{\"reply\":" + std::to_string(replies++) + "}");
+    }
+  }
+  // Take the replies out: what remains is the backlog, whole and in order.
+  std::string rest;
+  size_t pos = 0, found = 0;
+  while (pos < out.size()) {
+    auto end = out.find('\n', pos);
+    REQUIRE(end != std::string::npos);
+    auto line = out.substr(pos, end + 1 - pos);
+    if (line.starts_with("{\"reply\":")) {
+      ++found;
+    } else {
+      REQUIRE(line.starts_with("{\"n\":"));  // never a reply spliced into a line
+      rest += line;
+    }
+    pos = end + 1;
+  }
+  CHECK(found == static_cast<size_t>(replies));
+  CHECK(rest == expected_lines);
+}
+
+TEST_CASE("output queue: clear drops everything") {
+  OutputQueue q;
+  q.push("a");
+  q.push_ahead("b");
+  q.clear();
+  CHECK(q.empty());
+  CHECK(q.size() == 0);
+  CHECK(q.next().empty());
+}

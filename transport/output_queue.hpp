@@ -1,0 +1,39 @@
+// What a client has not read yet, as the stdout writer keeps it: JSON lines in order, plus
+// replies that may go ahead of the queued lines (a ping must not wait behind megabytes of a slow
+// client's notifications). A reply goes out at the next line boundary, never inside a line, and
+// replies keep their own order.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace llmx {
+
+class OutputQueue {
+ public:
+  // Queues one line in order (the newline is added).
+  void push(std::string_view line);
+  // Queues one line to go before every line pushed in order that has not started yet.
+  void push_ahead(std::string_view line);
+
+  // The bytes to write next: the rest of the line being written, else the replies ahead, else
+  // the queued lines. Empty when nothing is queued.
+  std::string_view next() const;
+  // `n` bytes of next() were written.
+  void consumed(size_t n);
+
+  size_t size() const { return (ahead_.size() - ahead_offset_) + (lines_.size() - offset_); }
+  bool empty() const { return size() == 0; }
+  void clear();
+
+ private:
+  bool inside_line() const { return offset_ > 0 && lines_[offset_ - 1] != '\n'; }
+
+  std::string lines_;
+  size_t offset_ = 0;  // bytes of lines_ already written
+  std::string ahead_;
+  size_t ahead_offset_ = 0;
+};
+
+}  // namespace llmx
