@@ -24,6 +24,8 @@
 #include "acp_bench.hpp"
 #include "models_bench.hpp"
 #include "scale_bench.hpp"
+#include "slow_client_bench.hpp"
+#include "soak_bench.hpp"
 #include "mcp_http_bench.hpp"
 #include "mcp_tasks_bench.hpp"
 #include "nodes_bench.hpp"
@@ -62,10 +64,11 @@ int main(int argc, char** argv) {
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",
-                                       "mcp-http", "acp", "models", "scale"};
+                                       "mcp-http", "acp", "models", "scale", "slow-client"};
+  // Not in the default set: it runs for minutes (--sections soak --soak-minutes 60).
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes, "
-                 "mcp-tasks, mcp-http, acp, models, scale")
+                 "mcp-tasks, mcp-http, acp, models, scale, slow-client, soak")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -79,6 +82,8 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts = {1000, 10000, 50000};
   app.add_option("--threads", thread_counts, "Stored thread counts for the listing rows")->delimiter(',');
   std::vector<int> idle_counts = {10000, 20000, 50000, 100000};
+  double soak_minutes = 5;
+  app.add_option("--soak-minutes", soak_minutes, "How long the soak section runs");
   app.add_option("--idle", idle_counts, "Idle conversation counts for the scale rows")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](std::string_view s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
@@ -200,6 +205,13 @@ int main(int argc, char** argv) {
 
   // 6g. scale: idle conversations, their memory, and the exit after stdin closes (scale_bench.cpp)
   if (wanted("scale")) bench::scale_rows({env.llmx, env.url, env.home, idle_counts}, row);
+
+  // 6h. a client that reads slower than the model writes: back-pressure, pings (slow_client_bench.cpp)
+  if (wanted("slow-client")) bench::slow_client_rows({env.llmx, env.url, env.home}, row);
+
+  // 6i. the soak: mixed load for minutes, RSS and open files sampled (soak_bench.cpp)
+  if (wanted("soak"))
+    bench::soak_rows({env.llmx, env.url, env.home, mcp_env.node, mcp_env.fake_server, soak_minutes}, row);
 
   // 6d. the same over MCP Streamable HTTP (mcp_http_bench.cpp)
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);

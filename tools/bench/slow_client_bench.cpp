@@ -1,0 +1,86 @@
+#include "slow_client_bench.hpp"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench_stats.hpp"
+#include "process.hpp"
+
+namespace llmx::bench {
+
+namespace {
+
+using namespace std::chrono;
+constexpr auto kPingEvery = milliseconds(50);
+
+}  // namespace
+
+void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(std::string)>& row) {
+  Child child({env.llmx, "mcp-server"},
+              {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
+  child.write_line(
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
+  if (!child.read_line(seconds(10))) return row("| slow client | the server did not answer initialize |");
+  child.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  const double cpu0 = child.cpu_seconds();
+  std::string calls;
+  for (int i = 1; i <= env.turns; ++i)
+    calls += fmt::format(
+        R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"@mock:long deltas={}"}}}}}})"
+        "\n",
+        i, env.deltas);
+  child.write_raw(calls);
+
+  // Read at the client's pace, pinging every 50 ms; a ping's wait is from its send to its reply.
+  const auto t0 = steady_clock::now();
+  std::map<int, steady_clock::time_point> pings;
+  std::vector<double> waits;
+  int next_ping = 0, results = 0;
+  size_t bytes = 0, deltas = 0;
+  auto last_ping = t0;
+  const double bytes_per_ms = env.read_mb_per_s * 1e6 / 1000.0;
+  while (results < env.turns) {
+    const auto now = steady_clock::now();
+    if (now - last_ping >= kPingEvery) {
+      pings[next_ping] = now;
+      child.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":"p{}","method":"ping"}})", next_ping++));
+      last_ping = now;
+    }
+    // Keep to the reading rate: sleep while ahead of it.
+    const double allowed = ms_between(t0, now) * bytes_per_ms;
+    if (static_cast<double>(bytes) > allowed) {
+      std::this_thread::sleep_for(milliseconds(2));
+      continue;
+    }
+    auto line = child.read_line(seconds(120));
+    if (!line) break;
+    bytes += line->size() + 1;
+    if (line->find(R"("agent_message_delta")") != std::string::npos) {
+      ++deltas;
+    } else if (auto at = line->find(R"("id":"p)"); at != std::string::npos && line->find(R"("result")") != std::string::npos) {
+      int id = std::atoi(line->c_str() + at + 7);
+      if (auto it = pings.find(id); it != pings.end()) {
+        waits.push_back(ms_between(it->second, steady_clock::now()));
+        pings.erase(it);
+      }
+    } else if (line->find(R"("result")") != std::string::npos && line->find(R"("method")") == std::string::npos) {
+      ++results;
+    }
+  }
+  const double secs = ms_between(t0, steady_clock::now()) / 1000.0;
+  const double cpu = child.cpu_seconds() - cpu0;
+  const long rss = child.peak_rss_kib();
+  child.close_stdin();
+  child.wait(seconds(60));
+  std::sort(waits.begin(), waits.end());
+  auto pct = [&](double p) { return waits.empty() ? 0.0 : waits[std::min(waits.size() - 1, static_cast<size_t>(waits.size() * p))]; };
+  row(fmt::format("| slow client: {} turns x {} deltas to one client reading {:.0f} MB/s | {} of {} results, {:.0f} MB in "
+                  "{:.1f} s; server peak RSS {:.0f} MB; ping {:.1f} ms (p99 {:.1f}, max {:.1f}, {} pings); server CPU "
+                  "{:.2f} us per delta |",
+                  env.turns, env.deltas, env.read_mb_per_s, results, env.turns, bytes / 1e6, secs, rss / 1024.0,
+                  pct(0.5), pct(0.99), waits.empty() ? 0.0 : waits.back(), waits.size(),
+                  deltas ? cpu * 1e6 / static_cast<double>(deltas) : 0.0));
+}
+
+}  // namespace llmx::bench

@@ -1,0 +1,21 @@
+// llmx-bench rows for a slow client (issue 18, point 6): many long turns streamed through one
+// `llmx mcp-server` to a client that reads slower than the model writes. What the server holds
+// for it (peak RSS), how long a ping waits behind the queued notifications, and the server's CPU
+// per delta under that load.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace llmx::bench {
+
+struct SlowClientBenchEnv {
+  std::string llmx, url, home;
+  int turns = 200;
+  int deltas = 2000;           // per turn
+  double read_mb_per_s = 20;   // how fast the client reads
+};
+
+void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(std::string)>& row);
+
+}  // namespace llmx::bench

@@ -1,0 +1,169 @@
+#include "soak_bench.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "bench_stats.hpp"
+#include "process.hpp"
+#include "protocol/base/json_reader.hpp"
+#include "protocol/store/rollout.hpp"
+
+namespace llmx::bench {
+
+namespace {
+
+using namespace std::chrono;
+namespace fs = std::filesystem;
+
+struct Sample {
+  double at_s;
+  long rss_kib;
+  size_t fds;
+};
+
+long rss_kib(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return 0;
+}
+
+size_t open_files(pid_t pid) {
+  std::error_code ec;
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(fmt::format("/proc/{}/fd", pid), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
+// The prompt of call number `n`: each kind of work in turn (`n=` makes a fault's `times=` count
+// for this call alone: the mock counts by the directive's text).
+std::string prompt_of(uint64_t n) {
+  switch (n % 7) {
+    case 0: return fmt::format("@mock:task file=n{}.md", n);                             // a command, then a patch
+    case 1: return "@mock:long deltas=300";                                               // a streamed answer
+    case 2: return fmt::format("@mock:cut times=1 n={}", n);                              // a stream cut, retried
+    case 3: return fmt::format("@mock:status code=429 times=1 retry_after_ms=50 n={}", n);  // rate limited once
+    case 4: return fmt::format("@mock:status code=503 times=1 n={}", n);                  // a 5xx once
+    case 5: return "@mock:hang";                                                          // interrupted after 1 s
+    default: return R"(@mock:tool name=mcp__fake__echo args={\"message\":\"soak\"})";  // an MCP tool
+  }
+}
+
+}  // namespace
+
+void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& row) {
+  auto home = fs::path(env.home) / "soak";
+  auto ws = home / "ws";
+  fs::create_directories(ws);
+  std::ofstream(home / "config.toml") << fmt::format("[mcp_servers.fake]\ncommand = \"{}\"\nargs = [\"{}\", \"ok\", \"soak\"]\n",
+                                                     env.node, env.fake_server);
+  Child llmx({env.llmx, "mcp-server", "-c", "model_providers.litellm.request_max_retries=2", "-c",
+              "model_providers.litellm.stream_max_retries=2", "-c", "model_providers.litellm.stream_idle_timeout_ms=5000"},
+             {{"LLMX_HOME", home.string()}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
+  llmx.write_line(
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"soak","version":"1"}}})");
+  if (!llmx.read_line(seconds(10))) return row("| soak | llmx did not start |");
+  llmx.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+
+  const auto t0 = steady_clock::now();
+  const auto end = t0 + duration_cast<steady_clock::duration>(duration<double>(env.minutes * 60));
+  std::mt19937_64 rng(18);
+  std::vector<std::string> threads;          // conversation ids, as the results name them
+  std::map<uint64_t, steady_clock::time_point> open;  // request id -> when a hang is cancelled
+  uint64_t next = 1, ok = 0, failed = 0, cancelled = 0;
+  std::vector<Sample> samples;
+  auto last_sample = t0 - seconds(60);
+  json::Parser parser;
+  auto call = [&](uint64_t id) {
+    const bool fresh = threads.size() < static_cast<size_t>(env.conversations) || threads.empty();
+    const std::string prompt = prompt_of(id);
+    std::string args = R"("prompt":")" + prompt + R"(","approval-policy":"never","sandbox":"workspace-write","cwd":")" +
+                       ws.string() + R"(")";
+    if (fresh) {
+      llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{{}}}}}}})", id, args));
+    } else {
+      const auto& thread = threads[rng() % threads.size()];
+      llmx.write_line(fmt::format(
+          R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx-reply","arguments":{{"conversationId":"{}","prompt":"{}"}}}}}})",
+          id, thread, prompt));
+    }
+    open[id] = prompt.starts_with("@mock:hang") ? steady_clock::now() + seconds(1) : steady_clock::time_point::max();
+  };
+  while (steady_clock::now() < end || !open.empty()) {
+    const auto now = steady_clock::now();
+    if (now - last_sample >= seconds(10)) {
+      samples.push_back({ms_between(t0, now) / 1000.0, rss_kib(llmx.pid()), open_files(llmx.pid())});
+      last_sample = now;
+    }
+    while (now < end && open.size() < static_cast<size_t>(env.in_flight)) call(next++);
+    for (auto& [id, when] : open)
+      if (when <= now) {
+        llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{},"reason":"soak"}}}})", id));
+        when = steady_clock::time_point::max();
+      }
+    auto line = llmx.read_line(milliseconds(200));
+    if (!line) {
+      if (steady_clock::now() > end + minutes(2)) break;  // what is still open will not finish
+      continue;
+    }
+    try {
+      auto o = parser.parse(*line).get_object().value_unsafe();
+      if (json::get(o, "method")) continue;
+      auto id = json::get_int(o, "id");
+      if (!id) continue;
+      auto it = open.find(static_cast<uint64_t>(*id));
+      if (it == open.end()) continue;
+      const bool was_hang = prompt_of(it->first).starts_with("@mock:hang");
+      open.erase(it);
+      auto text = json::to_text(*json::get(o, "result"));
+      if (was_hang) ++cancelled;
+      if (text.find(R"("isError":true)") == std::string::npos) ++ok; else ++failed;
+      if (auto tid = text.find(R"("threadId":")"); tid != std::string::npos && threads.size() < static_cast<size_t>(env.conversations)) {
+        auto start = tid + 12;
+        auto id_text = text.substr(start, text.find('"', start) - start);
+        if (std::find(threads.begin(), threads.end(), id_text) == threads.end()) threads.push_back(id_text);
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  const double cpu = llmx.cpu_seconds();
+  llmx.close_stdin();
+  const int code = llmx.wait(seconds(120));
+  const double secs = ms_between(t0, steady_clock::now()) / 1000.0;
+
+  // Every rollout must load (no bad lines), whatever its conversation went through.
+  size_t files = 0, unreadable = 0;
+  for (const auto& e : fs::recursive_directory_iterator(home / "sessions")) {
+    if (!e.is_regular_file() || e.path().extension() != ".jsonl") continue;
+    ++files;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto loaded = rollout::load(text);
+    if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
+  }
+  // Flat after warm-up: the samples of the first fifth against the last fifth.
+  auto fifth = std::max<size_t>(1, samples.size() / 5);
+  auto peak = [&](size_t from, size_t to, auto field) {
+    long m = 0;
+    for (size_t i = from; i < to && i < samples.size(); ++i) m = std::max<long>(m, static_cast<long>(field(samples[i])));
+    return m;
+  };
+  auto rss = [](const Sample& s) { return s.rss_kib; };
+  auto fds = [](const Sample& s) { return s.fds; };
+  const size_t n = samples.size();
+  row(fmt::format("| soak: {:.0f} min of mixed load on one mcp-server ({} conversations, {} at once: commands, patches, "
+                  "interrupts, cuts, 429s, 5xx, hangs, MCP tool calls) | {} calls ({} answered, {} with an error result, {} "
+                  "interrupted); RSS after warm-up {:.0f} MB, at the end {:.0f} MB (peak {:.0f}); open files {} → {}; "
+                  "{} rollouts, {} unreadable; server CPU {:.0f} s; exit code {} |",
+                  secs / 60, threads.size(), env.in_flight, next - 1, ok, failed, cancelled,
+                  peak(fifth, 2 * fifth, rss) / 1024.0, peak(n - fifth, n, rss) / 1024.0, peak(0, n, rss) / 1024.0,
+                  peak(fifth, 2 * fifth, fds), peak(n - fifth, n, fds), files, unreadable, cpu, code));
+}
+
+}  // namespace llmx::bench
