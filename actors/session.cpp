@@ -193,7 +193,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
       self->send(self, eof_atom::value);
       return;
     }
-    std::erase_if(self->state.followed, [&](const conversation_actor& c) { return c.address() == dm.source; });
+    self->state.followed.erase(dm.source);
     auto& ids = self->state.conversation_ids;
     if (auto it = ids.find(dm.source); it != ids.end()) {
       auto id = it->second;
@@ -244,7 +244,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
         auto& st = self->state;
         if (st.pressed == behind) return;
         st.pressed = behind;
-        for (const auto& conv : st.followed) self->send(conv, pause_atom::value, behind);
+        for (const auto& [_, conv] : st.followed) self->send(conv, pause_atom::value, behind);
         log::debug("stdout: the client is {}; the model streams of {} conversation(s) {}",
                    behind ? "behind" : "caught up", st.followed.size(), behind ? "pause" : "read on");
       },
@@ -326,7 +326,7 @@ void add_line(std::string& lines, std::string_view line) {
 // the notifications queued for it (issue 18: a ping under 200 streaming turns to a slow client).
 // Everything else keeps its order, such as a tools/call result after the events of its call.
 void answer_ahead(Methods& t) {
-  for (std::string_view m : {"ping", "tools/list", "model/list", "thread/list", "thread/loaded/list", "thread/read",
+  for (std::string_view m : {"initialize", "ping", "tools/list", "model/list", "thread/list", "thread/loaded/list", "thread/read",
                              "listConversations", "getConversationSummary", "config/read", "account/read",
                              "account/rateLimits/read", "getAuthStatus", "getUserAgent", "userInfo",
                              "getUserSavedConfig", "fuzzyFileSearch", "gitDiffToRemote", "session/list"})

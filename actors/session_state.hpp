@@ -70,7 +70,7 @@ struct SessionState {
   std::unordered_map<caf::actor_addr, std::string> conversation_ids;  // the same, by address (down messages)
   // The conversations this session subscribed to, and whether its client is behind: they are
   // asked to pause their model streams until it catches up (issue 18, back-pressure).
-  std::vector<conversation_actor> followed;
+  std::unordered_map<caf::actor_addr, conversation_actor> followed;  // by address (down messages)
   bool pressed = false;
   // Conversations that ended while this session knew them, and why ("was archived", "has
   // ended"): a later request to one gets that as its error.
@@ -184,8 +184,7 @@ void add_line(std::string& lines, std::string_view line);
 // from the moment it subscribes.
 inline void subscribe(session_ptr self, const conversation_actor& conv) {
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-  auto& followed = self->state.followed;
-  if (std::find(followed.begin(), followed.end(), conv) == followed.end()) followed.push_back(conv);
+  self->state.followed.emplace(conv.address(), conv);
   if (self->state.pressed) self->send(conv, pause_atom::value, true);
 }
 

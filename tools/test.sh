@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds llmx and runs every test (unit, integration, js, conformance, ...) through ctest.
-#   tools/test.sh              the Release tree (build/): the quick loop while developing
-#   tools/test.sh --sanitize   what CI runs: the Clang tree under ASan+UBSan (build-san/), which
-#                              also runs every fuzz target for LLMX_FUZZ_SECONDS (20) seconds
+#   tools/test.sh              what CI runs: the Release tree (build/), and first every fuzz target
+#                              for LLMX_FUZZ_SECONDS (20; 0 leaves them out), built in the
+#                              sanitized tree (build-san/, only what the targets need)
+#   tools/test.sh --sanitize   every test on the whole engine built under ASan+UBSan (build-san/;
+#                              about twice the Release build: longer than CI's budget allows)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ "${1:-}" = --sanitize ]; then
@@ -13,6 +15,9 @@ if [ "${1:-}" = --sanitize ]; then
 else
   build="${LLMX_BUILD_DIR:-$root/build}"
   "$root/tools/build.sh"
+  if [ "${LLMX_FUZZ_SECONDS:-20}" != 0 ]; then
+    "$root/tools/fuzz.sh"
+  fi
 fi
 cd "$build"
 ctest --output-on-failure -j 2 --timeout 600
