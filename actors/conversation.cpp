@@ -1,4 +1,5 @@
 #include "actors/conversation.hpp"
+#include "protocol/base/votes.hpp"
 
 #include <deque>
 
@@ -59,7 +60,7 @@ struct ConversationState {
   std::vector<Event> unheard_warnings;
   // Subscribers whose client reads slower than we stream: while any asks, the running turn's
   // model stream is paused (issue 18, back-pressure).
-  std::vector<caf::actor_addr> pressing;
+  Votes<caf::actor_addr> pressing;
   static inline const char* name = "llmx.conversation";
 };
 
@@ -78,20 +79,27 @@ rollout::SessionMeta session_meta_of(const std::string& id, const Config& cfg,
   return meta;
 }
 
+// An append to this conversation's rollout file, for the store.
+RolloutAppend append_of(conversation_ptr self, std::vector<std::string> lines, std::optional<std::string> first_user,
+                        bool sync) {
+  auto& st = self->state;
+  RolloutAppend a;
+  a.home = st.config->llmx_home;
+  a.path = st.rollout_path;
+  a.lines = std::move(lines);
+  a.first_user_message = std::move(first_user);
+  a.sync = sync || st.config->rollout_fsync == "always";
+  a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
+  return a;
+}
+
 // Makes the file that waited for the first user message: its session_meta line, then the lines
 // held back until now.
 void write_unwritten(conversation_ptr self, std::optional<std::string> first_user = {}, bool sync = false) {
   auto& st = self->state;
   if (!st.unwritten) return;
-  auto& u = *st.unwritten;
-  RolloutAppend a;
-  a.home = st.config->llmx_home;
-  a.path = st.rollout_path;
-  a.meta = session_meta_of(st.id, *u.config, u.started);
-  a.lines = std::move(u.lines);
-  a.first_user_message = std::move(first_user);
-  a.sync = sync || st.config->rollout_fsync == "always";
-  a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
+  auto a = append_of(self, std::move(st.unwritten->lines), std::move(first_user), sync);
+  a.meta = session_meta_of(st.id, *st.unwritten->config, st.unwritten->started);
   self->send(st.store, std::move(a));
   st.unwritten.reset();
 }
@@ -107,14 +115,7 @@ void persist(conversation_ptr self, std::vector<std::string> lines, std::optiona
     if (first_user) write_unwritten(self, std::move(first_user), sync);  // else still nothing said: no file yet
     return;
   }
-  RolloutAppend a;
-  a.home = st.config->llmx_home;
-  a.path = st.rollout_path;
-  a.lines = std::move(lines);
-  a.first_user_message = std::move(first_user);
-  a.sync = sync || st.config->rollout_fsync == "always";
-  a.owner = caf::actor_cast<caf::strong_actor_ptr>(self);
-  self->send(st.store, std::move(a));
+  self->send(st.store, append_of(self, std::move(lines), std::move(first_user), sync));
 }
 
 void persist_item(conversation_ptr self, const rollout::RolloutItem& item) {
@@ -190,18 +191,13 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   spec.first_task = std::exchange(self->state.first_task, false);
   spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
-  if (!self->state.pressing.empty()) self->send(exec, pause_atom::value, true);
+  if (self->state.pressing.any()) self->send(exec, pause_atom::value, true);
 }
 
 // `who` asks to pause (or stops asking); the running task hears when the answer changes.
 void press(conversation_ptr self, const caf::actor_addr& who, bool paused) {
-  auto& p = self->state.pressing;
-  const bool before = !p.empty();
-  auto it = std::find(p.begin(), p.end(), who);
-  if (paused && it == p.end()) p.push_back(who);
-  if (!paused && it != p.end()) p.erase(it);
-  const bool after = !p.empty();
-  if (before != after && self->state.task) self->send(*self->state.task, pause_atom::value, after);
+  if (auto changed = self->state.pressing.set(who, paused); changed && self->state.task)
+    self->send(*self->state.task, pause_atom::value, *changed);
 }
 
 void finish_shutdown(conversation_ptr self) {

@@ -1,6 +1,7 @@
 // The conversation proxy (see actors.hpp and node.hpp): a front's stable handle for a
 // conversation on a worker node.
 #include "actors/conversation_proxy.hpp"
+#include "protocol/base/votes.hpp"
 
 #include <fmt/format.h>
 
@@ -35,7 +36,7 @@ struct ProxyState {
   bool placing = false;
   bool released = false;  // the remote conversation was released: a new local sink subscribes again
   // Local sessions whose client cannot keep up: the remote conversation hears one voice, ours.
-  std::set<caf::actor_addr> pressing;
+  Votes<caf::actor_addr> pressing;
 
   uint64_t next_flight = 0;
   std::map<uint64_t, InFlight> in_flight;  // forwarded ops not answered yet
@@ -57,19 +58,13 @@ void attach_remote(proxy_ptr self, conversation_actor remote, std::string node) 
   st.start.node = std::move(node);
   self->monitor(st.remote);
   self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-  if (!st.pressing.empty()) self->send(st.remote, pause_atom::value, true);
+  if (st.pressing.any()) self->send(st.remote, pause_atom::value, true);
 }
 
 // A local session asks to pause its conversation's model stream (or stops asking).
 void press(proxy_ptr self, const caf::actor_addr& who, bool paused) {
-  auto& st = self->state;
-  const bool before = !st.pressing.empty();
-  if (paused)
-    st.pressing.insert(who);
-  else
-    st.pressing.erase(who);
-  const bool after = !st.pressing.empty();
-  if (before != after && st.remote) self->send(st.remote, pause_atom::value, after);
+  if (auto changed = self->state.pressing.set(who, paused); changed && self->state.remote)
+    self->send(self->state.remote, pause_atom::value, *changed);
 }
 
 void finish_shutdown(proxy_ptr self, const std::string& id) {

@@ -67,11 +67,10 @@ struct WriterState {
   bool nonblocking = false;    // a pipe or socket we made non-blocking: a stalled reader cannot block us
   bool broken = false;         // the reader of our stdout went away, or stopped reading for too long
   uint64_t limit = kDefaultMaxOutputBytes;
-  // Back-pressure: past `pause_at` unread bytes the sink (the session) pauses the model streams
-  // that feed this client; below a quarter of it they read on.
-  uint64_t pause_at = kDefaultPauseOutputBytes;
+  // Back-pressure: when the client falls behind the sink (the session) pauses the model streams
+  // that feed it, and lets them read on once it has caught up.
+  PauseMarks marks{kDefaultPauseOutputBytes};
   pressure_sink_actor sink;
-  bool pressing = false;
   static inline const char* name = "llmx.stdio_writer";
 };
 
@@ -105,6 +104,13 @@ void write_all(WriterState& st) {
   }
 }
 
+// Lines already queued behind this one are taken from the mailbox before the flush arrives.
+void schedule_flush(writer_ptr self) {
+  if (self->state.flush_pending) return;
+  self->state.flush_pending = true;
+  self->send(self, flush_atom::value);
+}
+
 // Once the client cannot read what we write (its end closed, or the output cap reached), the
 // writer ends: the session monitors it, and interrupts its turns and ends as at end of input,
 // instead of streaming on into nothing until stdin closes.
@@ -127,11 +133,7 @@ void flush(writer_ptr self) {
     // next write (and count against the limit).
     pollfd p{st.fd, POLLOUT, 0};
     (void)::poll(&p, 1, 10);
-    if (!st.flush_pending) {
-      st.flush_pending = true;
-      self->send(self, flush_atom::value);
-    }
-    return;
+    return schedule_flush(self);
   }
   if (st.broken) {
     log::error("stdout: the client closed it; ending the session.");
@@ -142,45 +144,34 @@ void flush(writer_ptr self) {
 // Tells the sink when the unread output crosses the marks.
 void check_marks(writer_ptr self) {
   auto& st = self->state;
-  const uint64_t queued = st.queue.size();
-  const bool behind = st.pressing ? queued > st.pause_at / 4 : queued > st.pause_at;
-  if (behind == st.pressing) return;
-  st.pressing = behind;
-  if (st.sink) self->send(st.sink, pressure_atom::value, behind);
+  if (auto behind = st.marks.update(st.queue.size()); behind && st.sink) self->send(st.sink, pressure_atom::value, *behind);
 }
 
-// Lines already queued behind this one are taken from the mailbox before the flush arrives.
-void schedule_flush(writer_ptr self) {
-  if (self->state.flush_pending) return;
-  self->state.flush_pending = true;
-  self->send(self, flush_atom::value);
+// Queues one line, in order or ahead of the queued ones (see OutputQueue).
+void queue_line(writer_ptr self, const std::string& line, bool ahead) {
+  auto& st = self->state;
+  if (st.broken) return;
+  if (ahead)
+    st.queue.push_ahead(line);
+  else
+    st.queue.push(line);
+  check_marks(self);
+  schedule_flush(self);
 }
 
 line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
   auto& st0 = self->state;
   st0.fd = fd;
   st0.limit = max_output_bytes();
-  st0.pause_at = pause_output_bytes();
+  st0.marks = PauseMarks{pause_output_bytes()};
   struct stat sb {};
   if (::fstat(fd, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
     int flags = ::fcntl(fd, F_GETFL);
     st0.nonblocking = flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
   }
   return {
-      [=](line_atom, std::string& line) {
-        auto& st = self->state;
-        if (st.broken) return;
-        st.queue.push(line);
-        check_marks(self);
-        schedule_flush(self);
-      },
-      [=](ahead_atom, std::string& line) {
-        auto& st = self->state;
-        if (st.broken) return;
-        st.queue.push_ahead(line);
-        check_marks(self);
-        schedule_flush(self);
-      },
+      [=](line_atom, std::string& line) { queue_line(self, line, false); },
+      [=](ahead_atom, std::string& line) { queue_line(self, line, true); },
       [=](pressure_atom, pressure_sink_actor& sink) { self->state.sink = std::move(sink); },
       [=](flush_atom) {
         self->state.flush_pending = false;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +36,25 @@ class OutputQueue {
   size_t offset_ = 0;  // bytes of lines_ already written
   std::string ahead_;
   size_t ahead_offset_ = 0;
+};
+
+// When a client is behind: past `pause_at` unread bytes, until it has read down to a quarter of
+// that (the gap keeps the model streams from pausing and resuming at every line).
+class PauseMarks {
+ public:
+  explicit PauseMarks(uint64_t pause_at) : pause_at_(pause_at) {}
+  // The new state when `queued` bytes change it, else nothing.
+  std::optional<bool> update(uint64_t queued) {
+    const bool behind = behind_ ? queued > pause_at_ / 4 : queued > pause_at_;
+    if (behind == behind_) return std::nullopt;
+    behind_ = behind;
+    return behind;
+  }
+  bool behind() const { return behind_; }
+
+ private:
+  uint64_t pause_at_;
+  bool behind_ = false;
 };
 
 }  // namespace llmx

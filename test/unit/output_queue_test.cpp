@@ -104,3 +104,14 @@ TEST_CASE("output queue: clear drops everything") {
   CHECK(q.size() == 0);
   CHECK(q.next().empty());
 }
+
+TEST_CASE("pause marks: behind past the mark, caught up only below a quarter of it") {
+  llmx::PauseMarks marks(1000);
+  CHECK_FALSE(marks.update(1000));  // at the mark: not yet
+  CHECK(marks.update(1001) == true);
+  CHECK_FALSE(marks.update(5000));  // still behind: no news
+  CHECK_FALSE(marks.update(251));   // read most of it, but not down to a quarter
+  CHECK(marks.update(250) == false);
+  CHECK_FALSE(marks.behind());
+  CHECK_FALSE(marks.update(900));   // below the mark again: no news
+}
