@@ -275,6 +275,7 @@ caf::result<std::string> set_name(conversation_ptr self, const std::string& sub_
   if (trimmed.empty()) return refuse(Refusal::request, "thread name must not be empty");
   if (st.rollout_path.empty()) return refuse(Refusal::request, "Session persistence is disabled; cannot rename thread.");
   emit_after_reply(self, Event{sub_id, ThreadNameUpdatedEvent{st.id, std::string(trimmed)}});
+  write_unwritten(self);  // the store keeps the title with the thread's record, made with its file
   RolloutAppend a;  // after the event's line: the listing shows the title
   a.home = st.config->llmx_home;
   a.path = st.rollout_path;
