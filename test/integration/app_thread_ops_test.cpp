@@ -299,3 +299,18 @@ TEST_CASE("app-server v2: command/exec runs a one-off command, streams it, times
   CHECK(s.call("command/exec", R"({"command":[]})").str("/error/message") == "command must not be empty");
   CHECK(s.call("command/exec", R"({"command":["true"],"streamStdoutStderr":true})").integer("/error/code") == -32600);
 }
+
+TEST_CASE("app-server v2: a thread named before anyone spoke in it keeps its name once it is listed") {
+  // Its rollout file is made with its first user message (the lazy file): the name must not be
+  // lost before then.
+  AppServer s;
+  s.initialize();
+  auto thread = s.start_thread();
+  CHECK(s.call("thread/name/set", thread_param(thread, R"("name":"Early name")")).text("/result") == "{}");
+  run_turn(s, thread, "hello @mock:text deltas=1");
+  auto listed = s.call("thread/list", "{}");
+  INFO(listed.line());
+  REQUIRE(array_size(listed, "/result/data") == 1);
+  CHECK(listed.str("/result/data/0/id") == thread);
+  CHECK(listed.str("/result/data/0/name") == "Early name");
+}
