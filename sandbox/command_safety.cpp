@@ -16,19 +16,6 @@ bool any_arg_in(const std::vector<std::string>& argv, std::initializer_list<std:
   });
 }
 
-bool is_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// `^(\d+,)?\d+p$`: a line or line range to print, nothing that could write (`w`) or execute (`e`).
-bool is_sed_print_range(std::string_view s) {
-  if (s.empty() || s.back() != 'p') return false;
-  s.remove_suffix(1);
-  auto comma = s.find(',');
-  if (comma == std::string_view::npos) return is_digits(s);
-  return is_digits(s.substr(0, comma)) && is_digits(s.substr(comma + 1));
-}
-
 // find options that run programs, delete files or write files.
 bool find_is_safe(const std::vector<std::string>& argv) {
   return !any_arg_in(argv, {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint",
@@ -83,6 +70,17 @@ bool is_dangerous_to_call_with_exec(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
+
+bool is_sed_print_range(std::string_view s) {
+  auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (s.empty() || s.back() != 'p') return false;
+  s.remove_suffix(1);
+  auto comma = s.find(',');
+  if (comma == std::string_view::npos) return digits(s);
+  return digits(s.substr(0, comma)) && digits(s.substr(comma + 1));
+}
 
 bool is_known_safe_command(const std::vector<std::string>& argv) {
   std::vector<std::string> cmd = argv;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmx::sandbox {
@@ -14,5 +15,9 @@ bool is_known_safe_command(const std::vector<std::string>& argv);
 // §7.6: `git reset|rm`, `rm -f|-rf`, `sudo <dangerous>`, directly or inside a word-only
 // `bash|zsh -lc` script.
 bool command_might_be_dangerous(const std::vector<std::string>& argv);
+
+// `^(\d+,)?\d+p$`, the script of `sed -n 5p` or `sed -n 1,5p`: it prints a line range and can
+// neither write (`w`) nor execute (`e`).
+bool is_sed_print_range(std::string_view script);
 
 }  // namespace llmx::sandbox

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "sandbox/bash_parse.hpp"
+#include "sandbox/command_safety.hpp"
 
 namespace llmx::sandbox {
 
@@ -82,19 +83,6 @@ bool is_reader(std::string_view name) {
   return in(name, {"cat", "head", "tail", "less", "more", "nl"});
 }
 
-bool is_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// `sed -n 5p` / `sed -n 1,5p`: printing a line range of one file is a read.
-bool is_sed_range(std::string_view s) {
-  if (s.empty() || s.back() != 'p') return false;
-  s.remove_suffix(1);
-  auto comma = s.find(',');
-  if (comma == std::string_view::npos) return is_digits(s);
-  return is_digits(s.substr(0, comma)) && is_digits(s.substr(comma + 1));
-}
-
 ParsedCommand search(std::string cmd, const Words& args, Flags value_flags) {
   std::optional<std::string> pattern;
   auto ops = operands(args, value_flags, &pattern);
@@ -132,7 +120,7 @@ ParsedCommand classify(const Words& words) {
     if (ops.size() == 1 && ops[0] != "-") return ParsedRead{cmd, basename_of(ops[0]), ops[0]};
     return ParsedUnknown{cmd};
   }
-  if (name == "sed" && words.size() == 4 && words[1] == "-n" && is_sed_range(words[2]))
+  if (name == "sed" && words.size() == 4 && words[1] == "-n" && is_sed_print_range(words[2]))
     return ParsedRead{cmd, basename_of(words[3]), words[3]};
   if (name == "ls") return list_files(cmd, first(operands(args, kLsValueFlags)));
   if (name == "tree") return list_files(cmd, first(operands(args, kTreeValueFlags)));

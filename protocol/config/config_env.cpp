@@ -37,7 +37,6 @@ namespace {
 
 constexpr std::string_view kSpace = " \t";
 
-std::string_view trim(std::string_view s) { return text::trim_view(s, kSpace); }
 
 bool valid_name(std::string_view k) {
   if (k.empty()) return false;
@@ -49,7 +48,7 @@ bool valid_name(std::string_view k) {
 // The value part of a line: quoted (single = literal, double = with escapes) or bare (up to a
 // ` #` comment). nullopt for an unterminated quote.
 std::optional<std::string> parse_value(std::string_view v) {
-  v = trim(v);
+  v = text::trim_view(v, kSpace);
   if (v.empty()) return std::string();
   char q = v.front();
   if (q == '\'' || q == '"') {
@@ -72,7 +71,7 @@ std::optional<std::string> parse_value(std::string_view v) {
     return std::nullopt;
   }
   for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t')) return std::string(trim(v.substr(0, i)));
+    if (v[i] == '#' && i > 0 && (v[i - 1] == ' ' || v[i - 1] == '\t')) return std::string(text::trim_view(v.substr(0, i), kSpace));
   return std::string(v);
 }
 
@@ -90,12 +89,12 @@ void load_dotenv(const std::string& home) {
   std::string line;
   while (std::getline(f, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string_view l = trim(line);
+    std::string_view l = text::trim_view(line, kSpace);
     if (l.empty() || l.front() == '#') continue;
-    if (l.starts_with("export ")) l = trim(l.substr(7));
+    if (l.starts_with("export ")) l = text::trim_view(l.substr(7), kSpace);
     auto eq = l.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string key(trim(l.substr(0, eq)));
+    std::string key(text::trim_view(l.substr(0, eq), kSpace));
     if (!valid_name(key) || reserved(key)) continue;
     auto value = parse_value(l.substr(eq + 1));
     if (!value) continue;

@@ -17,7 +17,7 @@ int64_t int_or(json::Object o, std::string_view key, int64_t fallback = 0) {
   return json::int_if(o, key).value_or(fallback);
 }
 
-std::optional<TokenUsage> read_usage(json::Object u) {
+std::optional<TokenUsage> read_responses_usage(json::Object u) {
   if (u.at_key("input_tokens").error() && u.at_key("output_tokens").error()) return std::nullopt;
   TokenUsage t;
   t.input_tokens = int_or(u, "input_tokens");
@@ -101,7 +101,7 @@ void ResponsesStreamParser::fail(json::Object error) {
 
 void ResponsesStreamParser::finish(json::Object response, std::string finish_reason, std::vector<ModelEvent>& out) {
   std::optional<TokenUsage> usage;
-  if (auto u = json::object_if(response, "usage")) usage = read_usage(*u);
+  if (auto u = json::object_if(response, "usage")) usage = read_responses_usage(*u);
   out.push_back(Completed{usage, std::move(finish_reason)});
   done_ = true;
 }

@@ -12,7 +12,6 @@ using namespace llmx::test;
 
 namespace {
 
-bool is_method(const Message& m, std::string_view method) { return m.method() == method; }
 
 // The first notification `method` after message index `after`.
 Message next_notification(McpClient& c, std::string_view method, size_t after) {

@@ -14,7 +14,6 @@ namespace {
 
 using AppServer = AppServerFixture;
 
-bool is_method(const Message& m, std::string_view method) { return m.method() == method; }
 
 }  // namespace
 
@@ -69,14 +68,14 @@ TEST_CASE("app-server v2: thread/start then turn/start stream P9 notifications a
     if (m.method().starts_with("item/")) first_item = std::min(first_item, m.index());
     if (is_method(m, "item/completed") && m.str("/params/item/type") == "agentMessage") {
       ++agent_completed;
-      CHECK(m.str("/params/item/text") == "Hello from mock-llm. This is a streamed answer.");
+      CHECK(m.str("/params/item/text") == kMockAnswer);
     }
     if (is_method(m, "llmx/event/task_complete")) {
       ++task_complete;
       CHECK(m.str("/params/conversationId") == thread);
     }
   }
-  CHECK(deltas == "Hello from mock-llm. This is a streamed answer.");
+  CHECK(deltas == kMockAnswer);
   CHECK(agent_completed == 1);
   CHECK(task_complete == 1);  // thread/start attached the v1 event stream too
   CHECK(turn_reply.index() < started_index);

@@ -14,7 +14,6 @@ namespace {
 
 using AppServer = AppServerFixture;
 
-bool is_method(const Message& m, std::string_view method) { return m.method() == method; }
 
 std::string thread_param(const std::string& id, std::string_view more = {}) {
   return R"({"threadId":")" + id + "\"" + (more.empty() ? "" : "," + std::string(more)) + "}";

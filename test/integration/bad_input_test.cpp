@@ -198,7 +198,7 @@ TEST_CASE("bad input: a model that never answers hits the idle timeout while ano
   CHECK(took < 4s);
   auto r_other = mcp.wait_for_response(other);
   CHECK_FALSE(result_is_error(r_other));
-  CHECK(result_text(r_other) == "Hello from mock-llm. This is a streamed answer.");
+  CHECK(result_text(r_other) == kMockAnswer);
   // Both requests went to the provider from config.toml.
   CHECK(Message(mock.requests_json()).at("/requests").get_array().value_unsafe().size() == 2);
 }

@@ -31,7 +31,7 @@ TEST_CASE("exec: prints the streamed answer and exits 0") {
   auto r = run_llmx({"exec", "--skip-git-repo-check", "@mock:text deltas=5"}, llmx_env(home.path(), mock.url()));
   INFO("stderr: " << r.err);
   CHECK(r.status.describe() == "exit code 0");
-  CHECK(r.out == "Hello from mock-llm. This is a streamed answer.\n");
+  CHECK(r.out == std::string(kMockAnswer) + "\n");
   // Progress for people on stderr: the header, then the tokens used.
   CHECK(r.err.starts_with("llmx "));
   CHECK(contains(r.err, "\nmodel: "));
@@ -60,7 +60,7 @@ TEST_CASE("exec: --core-events prints one event object per line from session_con
   CHECK(events.front().str("/msg/type") == "session_configured");
   CHECK(events.front().str("/id") == "");
   CHECK(events.back().str("/msg/type") == "task_complete");
-  CHECK(events.back().str("/msg/last_agent_message") == "Hello from mock-llm. This is a streamed answer.");
+  CHECK(events.back().str("/msg/last_agent_message") == kMockAnswer);
   std::string deltas;
   size_t n = 0;
   for (const auto& e : events)
@@ -69,7 +69,7 @@ TEST_CASE("exec: --core-events prints one event object per line from session_con
       ++n;
     }
   CHECK(n == 5);
-  CHECK(deltas == "Hello from mock-llm. This is a streamed answer.");
+  CHECK(deltas == kMockAnswer);
   for (size_t i = 1; i < events.size(); ++i) CHECK(events[i].str("/id") == events[1].str("/id"));
 }
 

@@ -13,7 +13,6 @@ using namespace std::chrono_literals;
 
 namespace {
 constexpr int kConversations = 200;
-constexpr const char* kAnswer = "Hello from mock-llm. This is a streamed answer.";
 }  // namespace
 
 TEST_CASE("200 conversations at once through one app-server: every delta in its own thread, in order") {
@@ -47,7 +46,7 @@ TEST_CASE("200 conversations at once through one app-server: every delta in its 
   for (const auto& t : threads) {
     CAPTURE(t);
     CHECK(deltas[t] == 12);
-    CHECK(text[t] == kAnswer);
+    CHECK(text[t] == kMockAnswer);
     CHECK(done[t] == 1);
   }
 }
@@ -67,12 +66,12 @@ TEST_CASE("200 conversations at once through one mcp-server: every tool call get
   for (const auto& id : ids) {
     CAPTURE(id);
     auto events = c.events_for(id);
-    CHECK(joined_deltas(events) == kAnswer);
+    CHECK(joined_deltas(events) == kMockAnswer);
     CHECK(events_of_type(events, "agent_message_delta").size() == 12);
     REQUIRE(!events.empty());
     CHECK(events.back().event_type() == "task_complete");
     auto responses = c.responses_for(id);
     REQUIRE(responses.size() == 1);
-    CHECK(result_text(responses[0]) == kAnswer);
+    CHECK(result_text(responses[0]) == kMockAnswer);
   }
 }

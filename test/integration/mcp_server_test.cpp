@@ -14,7 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::string_view kDefaultText = "Hello from mock-llm. This is a streamed answer.";
 
 // Checks one finished `llmx` tool call: the event stream of request `id` (its JSON text) and the
 // response. Returns the conversation id.
@@ -202,7 +201,7 @@ TEST_CASE("mcp: a text turn streams llmx/event notifications for a numeric reque
     CHECK(msgs[i].is_notification());
     CHECK(msgs[i].method() == "llmx/event");
   }
-  check_streamed_turn(f.mcp, id, resp, kDefaultText, 5);
+  check_streamed_turn(f.mcp, id, resp, kMockAnswer, 5);
   // Every line is JSON-RPC 2.0 and every event belongs to this call.
   for (const auto& m : f.mcp.log()) {
     CHECK(m.text("/jsonrpc") == "\"2.0\"");
@@ -216,7 +215,7 @@ TEST_CASE("mcp: a text turn streams llmx/event notifications for a string reques
   const std::string id = R"("call-abc")";
   f.mcp.request_with_id(id, "tools/call", llmx_call_params("@mock:text deltas=7"));
   auto resp = f.mcp.wait_for_response(id);
-  check_streamed_turn(f.mcp, id, resp, kDefaultText, 7);
+  check_streamed_turn(f.mcp, id, resp, kMockAnswer, 7);
   for (const auto& e : f.mcp.events_for(id)) CHECK(e.at("/params/_meta/requestId").is_string());
 }
 
@@ -416,7 +415,7 @@ TEST_CASE("mcp: notifications/cancelled interrupts a slow turn without a reply a
   // The other call is unaffected.
   auto r_other = f.mcp.wait_for_response(other);
   CHECK_FALSE(result_is_error(r_other));
-  CHECK(result_text(r_other) == kDefaultText);
+  CHECK(result_text(r_other) == kMockAnswer);
 
   // The conversation becomes free again quickly (the turn was interrupted, not finished):
   // llmx-reply is refused while the turn runs and accepted once it has ended.
@@ -485,7 +484,7 @@ TEST_CASE("mcp: a provider 400 gives an isError result with the provider's messa
 TEST_CASE("mcp: a provider 429 is retried and the turn succeeds with a stream_error event") {
   ToolTurn t("@mock:error429 times=1");
   CHECK_FALSE(result_is_error(t.resp));
-  CHECK(result_text(t.resp) == kDefaultText);
+  CHECK(result_text(t.resp) == kMockAnswer);
   auto retries = events_of_type(t.events, "stream_error");
   REQUIRE(retries.size() == 1);
   CHECK(retries[0].str("/params/msg/message").find("429") != std::string::npos);
@@ -497,9 +496,9 @@ TEST_CASE("mcp: a provider 429 is retried and the turn succeeds with a stream_er
 TEST_CASE("mcp: a stream cut mid-answer is retried and the turn succeeds") {
   ToolTurn t("@mock:cut times=1");
   CHECK_FALSE(result_is_error(t.resp));
-  CHECK(result_text(t.resp) == kDefaultText);
+  CHECK(result_text(t.resp) == kMockAnswer);
   CHECK(events_of_type(t.events, "stream_error").size() == 1);
-  CHECK(t.events.back().str("/params/msg/last_agent_message") == kDefaultText);
+  CHECK(t.events.back().str("/params/msg/last_agent_message") == kMockAnswer);
   CHECK(t.model_requests() == 2);
 }
 

@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kDefaultText = "Hello from mock-llm. This is a streamed answer.";
 const std::vector<std::string> kDialects = {"openai", "anthropic", "gemini", "deepseek", "vllm", "azure"};
 
 struct Workspace {
@@ -31,9 +30,6 @@ struct Workspace {
   }
 };
 
-std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  return events_of_type(events, type);
-}
 
 std::string last_message(const std::vector<Message>& events) {
   return events.back().str_or("/msg/last_agent_message", "");
@@ -55,22 +51,22 @@ TEST_CASE("dialects: text, shell and apply_patch run end to end in every provide
     CAPTURE(dialect);
     Workspace w;
     auto text = w.exec("@mock:text dialect=" + dialect);
-    CHECK(last_message(text) == kDefaultText);
+    CHECK(last_message(text) == kMockAnswer);
     // Usage reaches token_count in every dialect (they send it their own way).
-    auto counts = of_type(text, "token_count");
+    auto counts = events_of_type(text, "token_count");
     bool usage = false;
     for (const auto& c : counts) usage |= c.has("/msg/info/last_token_usage/input_tokens");
     CHECK(usage);
 
     auto shell = w.exec("@mock:shell dialect=" + dialect + " cmd=echo dialect-" + dialect);
-    auto ends = of_type(shell, "exec_command_end");
+    auto ends = events_of_type(shell, "exec_command_end");
     REQUIRE(ends.size() == 1);
     CHECK(ends[0].integer("/msg/exit_code") == 0);
     CHECK(contains(ends[0].str("/msg/aggregated_output"), "dialect-" + dialect));
     CHECK(contains(last_message(shell), "The command printed: Exit code: 0"));
 
     auto patch = w.exec("@mock:apply_patch dialect=" + dialect + " file=" + dialect + ".txt");
-    CHECK(of_type(patch, "patch_apply_end").size() == 1);
+    CHECK(events_of_type(patch, "patch_apply_end").size() == 1);
     CHECK(read_file(w.ws.file(dialect + ".txt")) == "hello from mock-llm\n");
     CHECK(contains(last_message(patch), "Patch result:"));
 
@@ -93,7 +89,7 @@ TEST_CASE("dialects: text, shell and apply_patch run end to end in every provide
 TEST_CASE("dialects: DeepSeek's reasoning goes back as reasoning_content on the tool-calling message") {
   Workspace w;
   auto events = w.exec("@mock:shell dialect=deepseek think=pondering cmd=echo ok", {"-c", "model=\"deepseek-reasoner\""});
-  CHECK(of_type(events, "agent_reasoning").size() >= 1);
+  CHECK(events_of_type(events, "agent_reasoning").size() >= 1);
   auto requests = recorded_requests(w.mock);
   Message call(tool_calling_message(requests, 1));
   CHECK(call.str("/reasoning_content") == "pondering done.");
@@ -124,7 +120,7 @@ TEST_CASE("dialects: cached prompt tokens from Anthropic and DeepSeek usage reac
     CAPTURE(dialect);
     Workspace w;
     auto events = w.exec("@mock:text prompt_tokens=400 dialect=" + dialect);
-    auto counts = of_type(events, "token_count");
+    auto counts = events_of_type(events, "token_count");
     REQUIRE_FALSE(counts.empty());
     CHECK(counts.back().integer("/msg/info/last_token_usage/cached_input_tokens") > 0);
   }
@@ -135,16 +131,16 @@ TEST_CASE("responses wire: text, shell and apply_patch end to end, reasoning rep
   const std::vector<std::string> wire = {"-c", "model_providers.litellm.wire_api=\"responses\"", "-c",
                                          "model=\"gpt-5\""};
   auto text = w.exec("@mock:text ratelimit=openai ratelimit_remaining=30", wire);
-  CHECK(last_message(text) == kDefaultText);
+  CHECK(last_message(text) == kMockAnswer);
   // Rate-limit headers are read on this wire too.
   bool limits = false;
-  for (const auto& c : of_type(text, "token_count"))
+  for (const auto& c : events_of_type(text, "token_count"))
     limits |= c.has("/msg/rate_limits/primary/used_percent") && c.text("/msg/rate_limits/primary/used_percent") == "70.0";
   CHECK(limits);
   auto shell = w.exec("@mock:shell think=considering cmd=echo via-responses", wire);
   CHECK(contains(last_message(shell), "The command printed: Exit code: 0"));
-  CHECK(contains(of_type(shell, "exec_command_end").at(0).str("/msg/aggregated_output"), "via-responses"));
-  CHECK(of_type(shell, "agent_reasoning").size() >= 1);
+  CHECK(contains(events_of_type(shell, "exec_command_end").at(0).str("/msg/aggregated_output"), "via-responses"));
+  CHECK(events_of_type(shell, "agent_reasoning").size() >= 1);
   auto patch = w.exec("@mock:apply_patch file=responses.txt", wire);
   CHECK(read_file(w.ws.file("responses.txt")) == "hello from mock-llm\n");
 

@@ -15,7 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const char* kDefaultText = "Hello from mock-llm. This is a streamed answer.";
 
 struct Run : ExecJson {
   std::string error;  // the message of the error event, "" when none
@@ -81,7 +80,7 @@ TEST_CASE("faults: 429 and 5xx are retried, with and without bodies, and the tur
       Provider p;
       auto r = p.exec("@mock:status code=" + std::to_string(code) + " body=" + body + " times=1 retry_after_ms=10");
       CHECK(r.ok());
-      CHECK(r.last_message() == kDefaultText);
+      CHECK(r.last_message() == kMockAnswer);
       REQUIRE(r.stream_errors.size() == 1);
       CHECK(contains(r.stream_errors[0], "unexpected status " + std::to_string(code)));
       CHECK(p.requests() == 2);
@@ -143,7 +142,7 @@ TEST_CASE("faults: JSON split at every byte, invalid UTF-8, empty and truncated 
   Provider p;
   auto bytewise = p.exec("@mock:bytewise");
   CHECK(bytewise.ok());
-  CHECK(bytewise.last_message() == kDefaultText);
+  CHECK(bytewise.last_message() == kMockAnswer);
 
   auto bad_utf8 = p.exec("@mock:non_utf8");
   CHECK(bad_utf8.ok());
@@ -177,7 +176,7 @@ TEST_CASE("faults: error objects inside a 200 stream: overload and rate limits r
     CAPTURE(kind);
     auto r = p.exec("@mock:error_chunk kind=" + kind + " times=1");
     CHECK(r.ok());
-    CHECK(r.last_message() == kDefaultText);
+    CHECK(r.last_message() == kMockAnswer);
     CHECK(r.stream_errors.size() == 1);
   }
   auto before = p.requests();

@@ -42,13 +42,10 @@ struct ExecWorkspace {
 
 std::string type_of(const Message& e) { return e.str_or("/msg/type", ""); }
 
-std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  return events_of_type(events, type);
-}
 
 // The single event of this type; fails the test when there is not exactly one.
 Message only(const std::vector<Message>& events, std::string_view type) {
-  auto found = of_type(events, type);
+  auto found = events_of_type(events, type);
   INFO("events of type " << type);
   REQUIRE(found.size() == 1);
   return found.front();
@@ -57,7 +54,7 @@ Message only(const std::vector<Message>& events, std::string_view type) {
 // The output deltas of one stream, decoded and concatenated.
 std::string decoded_deltas(const std::vector<Message>& events, std::string_view stream) {
   std::string out;
-  for (const auto& e : of_type(events, "exec_command_output_delta")) {
+  for (const auto& e : events_of_type(events, "exec_command_output_delta")) {
     if (e.str("/msg/stream") != stream) continue;
     auto bytes = llmx::base64::decode(e.str("/msg/chunk"));
     REQUIRE(bytes.has_value());
@@ -84,7 +81,7 @@ TEST_CASE("tools/exec: a shell call under workspace-write streams begin, output 
   CHECK(begin.text("/msg/command") == R"(["bash","-lc","printf 'tools-marker-%s\\n' 42"])");
   CHECK(fs::equivalent(begin.str("/msg/cwd"), w.ws.path()));
 
-  auto deltas = of_type(events, "exec_command_output_delta");
+  auto deltas = events_of_type(events, "exec_command_output_delta");
   REQUIRE_FALSE(deltas.empty());
   for (const auto& d : deltas) CHECK(d.str("/msg/call_id") == "call_shell_1");
   CHECK(decoded_deltas(events, "stdout") == "tools-marker-42\n");
@@ -131,7 +128,7 @@ TEST_CASE("tools/exec: apply_patch under workspace-write creates the file with p
   auto end = only(events, "patch_apply_end");
   CHECK(end.boolean("/msg/success"));
   CHECK(contains(end.str("/msg/stdout"), "created.txt"));
-  auto diff = of_type(events, "turn_diff");
+  auto diff = events_of_type(events, "turn_diff");
   REQUIRE_FALSE(diff.empty());
   const auto unified = diff.back().str("/msg/unified_diff");
   CHECK(contains(unified, "+++ b/created.txt"));
@@ -193,9 +190,9 @@ TEST_CASE("tools/exec: the default read-only sandbox refuses a patch clearly and
   ExecWorkspace w;
   auto events = w.exec({}, "@mock:apply_patch file=ro.txt");
   CHECK_FALSE(fs::exists(w.ws.file("ro.txt")));
-  CHECK(of_type(events, "patch_apply_begin").empty());
-  CHECK(of_type(events, "apply_patch_approval_request").empty());
-  CHECK(of_type(events, "exec_approval_request").empty());
+  CHECK(events_of_type(events, "patch_apply_begin").empty());
+  CHECK(events_of_type(events, "apply_patch_approval_request").empty());
+  CHECK(events_of_type(events, "exec_approval_request").empty());
   auto outputs = tool_messages(recorded_requests(w.mock));
   REQUIRE(outputs.size() == 1);
   INFO(outputs[0]);
@@ -206,8 +203,8 @@ TEST_CASE("tools/exec: the default read-only sandbox refuses a patch clearly and
   // A shell write under read-only fails in the sandbox, and exec does not retry it unsandboxed.
   auto shell = w.exec({}, "@mock:shell cmd=touch ro-shell.txt");
   CHECK(only(shell, "exec_command_end").integer("/msg/exit_code") != 0);
-  CHECK(of_type(shell, "exec_approval_request").empty());
-  CHECK(of_type(shell, "exec_command_begin").size() == 1);
+  CHECK(events_of_type(shell, "exec_approval_request").empty());
+  CHECK(events_of_type(shell, "exec_command_begin").size() == 1);
   CHECK_FALSE(fs::exists(w.ws.file("ro-shell.txt")));
 }
 
@@ -222,5 +219,5 @@ TEST_CASE("tools/exec: danger-full-access with approvals never writes anywhere")
   CHECK(end.str("/msg/stdout") == "all-written\n");
   CHECK(fs::exists(target));
   CHECK(fs::exists(w.ws.file(".git/x")));
-  CHECK(of_type(events, "exec_approval_request").empty());
+  CHECK(events_of_type(events, "exec_approval_request").empty());
 }

@@ -27,9 +27,6 @@ std::vector<Message> exec_events(MockLlm& mock, const std::vector<std::string>& 
   return r.events;
 }
 
-std::vector<Message> of_type(const std::vector<Message>& events, std::string_view type) {
-  return events_of_type(events, type);
-}
 
 // The one tool output the model was sent (in the last chat request).
 std::string only_tool_output(MockLlm& mock) {
@@ -87,7 +84,7 @@ TEST_CASE("tools: a command over its timeout_ms is killed with exit code 124 and
   auto events = exec_events(mock, {"-s", "danger-full-access", "-a", "never"},
                             "@mock:shell timeout_ms=700 cmd=sleep " + sleeper[1] + "; echo never-printed");
   CHECK(Clock::now() - t0 < 8s);
-  auto ends = of_type(events, "exec_command_end");
+  auto ends = events_of_type(events, "exec_command_end");
   REQUIRE(ends.size() == 1);
   CHECK(ends[0].integer("/msg/exit_code") == 124);
   CHECK(contains(ends[0].str("/msg/formatted_output"), "command timed out after 700 milliseconds"));
@@ -104,10 +101,10 @@ TEST_CASE("tools: a tool call with invalid JSON arguments gets `failed to parse 
   // The mock makes the broken call once; should no tool result come back it answers
   // "No tool result came back." instead of calling again (so the turn ends either way).
   auto events = exec_events(mock, {}, "@mock:badargs quote=4000");
-  CHECK(of_type(events, "exec_command_begin").empty());
+  CHECK(events_of_type(events, "exec_command_begin").empty());
   // The engine produced the error output for the call...
   size_t produced = 0;
-  for (const auto& e : of_type(events, "raw_response_item"))
+  for (const auto& e : events_of_type(events, "raw_response_item"))
     if (e.str_or("/msg/item/type", "") == "function_call_output" &&
         e.str_or("/msg/item/output", "").rfind("failed to parse function arguments", 0) == 0)
       ++produced;
@@ -130,7 +127,7 @@ TEST_CASE("tools: a call to an unknown tool is reported to the model and the tur
   auto told = only_tool_output(mock);
   INFO(told);
   CHECK(contains(told, "frobnicate"));
-  CHECK(of_type(events, "exec_command_begin").empty());
+  CHECK(events_of_type(events, "exec_command_begin").empty());
 }
 
 TEST_CASE("tools: a program that does not exist gives a clear error and the turn completes") {
@@ -141,16 +138,16 @@ TEST_CASE("tools: a program that does not exist gives a clear error and the turn
     INFO(told);
     CHECK(contains(told, "no-such-program-xyz"));
     CHECK(contains(told, "No such file or directory"));
-    auto ends = of_type(events, "exec_command_end");
+    auto ends = events_of_type(events, "exec_command_end");
     REQUIRE(ends.size() == 1);
     CHECK(ends[0].integer("/msg/exit_code") != 0);
     // A missing program is not mistaken for a sandbox denial: no unsandboxed second run.
-    CHECK(of_type(events, "exec_command_begin").size() == 1);
+    CHECK(events_of_type(events, "exec_command_begin").size() == 1);
   }
   SUBCASE("through bash: exit code 127") {
     MockLlm mock;
     auto events = exec_events(mock, {"-s", "workspace-write"}, "@mock:shell cmd=no-such-program-xyz --flag");
-    auto ends = of_type(events, "exec_command_end");
+    auto ends = events_of_type(events, "exec_command_end");
     REQUIRE(ends.size() == 1);
     CHECK(ends[0].integer("/msg/exit_code") == 127);
     auto told = only_tool_output(mock);

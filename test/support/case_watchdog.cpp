@@ -29,7 +29,7 @@ int limit_seconds() {
   return n > 0 ? n : 300;
 }
 
-std::string read_file(const std::string& path) {
+std::string read_proc_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
   out << in.rdbuf();
@@ -38,7 +38,7 @@ std::string read_file(const std::string& path) {
 
 // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses.
 std::optional<std::pair<char, pid_t>> state_and_parent(pid_t pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   const auto close = stat.rfind(')');
   if (close == std::string::npos || close + 4 >= stat.size()) return std::nullopt;
   std::istringstream rest(stat.substr(close + 2));
@@ -66,7 +66,7 @@ std::vector<pid_t> descendants(pid_t root) {
 }
 
 std::string command_line(pid_t pid) {
-  std::string cmd = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmd = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
   for (char& c : cmd)
     if (c == '\0') c = ' ';
   if (cmd.size() > 160) cmd = cmd.substr(0, 160) + "...";
@@ -91,7 +91,7 @@ void show_stacks(pid_t pid) {
   std::fprintf(stderr, "--- processes the test case left running:\n");
   for (pid_t pid : children) {
     const auto sp = state_and_parent(pid);
-    std::string wchan = read_file("/proc/" + std::to_string(pid) + "/wchan");
+    std::string wchan = read_proc_file("/proc/" + std::to_string(pid) + "/wchan");
     std::fprintf(stderr, "  %d (parent %d, state %c, in %s): %s\n", pid, sp ? sp->second : 0, sp ? sp->first : '?',
                  wchan.empty() ? "-" : wchan.c_str(), command_line(pid).c_str());
   }

@@ -20,10 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Duration remaining(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<Duration>(deadline - Clock::now());
-  return left.count() > 0 ? left : Duration{0};
-}
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 

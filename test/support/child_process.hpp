@@ -22,6 +22,12 @@ namespace llmx::test {
 using Duration = std::chrono::milliseconds;
 inline constexpr Duration kDefaultTimeout{10000};
 
+// What is left of a wait until `deadline`, never negative.
+inline Duration remaining(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+  return left.count() > 0 ? left : Duration{0};
+}
+
 struct SpawnOptions {
   std::vector<std::string> argv;  // argv[0] is the program path (no PATH search)
   // Added to (or replacing in) the parent's environment.

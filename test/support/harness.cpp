@@ -44,10 +44,6 @@ const bool kSigpipeIgnored = [] {
 
 namespace {
 
-Duration remaining(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<Duration>(deadline - Clock::now());
-  return left.count() > 0 ? left : Duration{0};
-}
 
 std::string shorten(std::string_view s, size_t max = 400) {
   if (s.size() <= max) return std::string(s);

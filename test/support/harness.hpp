@@ -37,6 +37,9 @@ std::string http_get(std::string_view base_url, std::string_view path, Duration 
 // A port on 127.0.0.1 where nothing listens (bound once, then closed).
 int closed_port();
 
+// What mock-llm streams when the script has nothing else for a request.
+inline constexpr std::string_view kMockAnswer = "Hello from mock-llm. This is a streamed answer.";
+
 // The mock model server (MOCK_LLM_BIN) on a free port; SIGTERM on destruction.
 class MockLlm {
  public:
@@ -256,6 +259,8 @@ bool result_is_error(const Message& response);
 // The agent_message_delta deltas of these llmx/event notifications, concatenated in order.
 std::string joined_deltas(const std::vector<Message>& events);
 std::vector<Message> events_of_type(const std::vector<Message>& events, std::string_view type);
+// A notification or request of this method.
+inline bool is_method(const Message& m, std::string_view method) { return m.method() == method; }
 
 // The outcome of `llmx exec`.
 struct ExecResult {

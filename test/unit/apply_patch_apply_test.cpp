@@ -26,14 +26,14 @@ struct TempDir : llmx::test::TempDir {
   TempDir() : llmx::test::TempDir("llmx_apply_patch") {}
 };
 
-Patch parsed(const std::string& body) {
+Patch parsed_body(const std::string& body) {
   auto r = parse("*** Begin Patch\n" + body + "*** End Patch");
   if (auto* e = std::get_if<ParseError>(&r)) FAIL("unexpected parse error: " << e->display());
   return std::get<Patch>(r);
 }
 
 std::vector<UpdateChunk> chunks_of(const std::string& body) {
-  Patch p = parsed("*** Update File: f\n" + body);
+  Patch p = parsed_body("*** Update File: f\n" + body);
   REQUIRE(p.hunks.size() == 1);
   return p.hunks[0].chunks;
 }
@@ -164,7 +164,7 @@ TEST_CASE("patch apply: add, update, move and delete with the A/M/D summary") {
   d.write("gone.txt", "bye\n");
   d.write("existing.txt", "overwritten\n");
   // Listed in the summary as added, then modified, then deleted, whatever the patch order.
-  Patch p = parsed(
+  Patch p = parsed_body(
       "*** Delete File: gone.txt\n"
       "*** Update File: old.txt\n*** Move to: moved/new.txt\n@@\n-old\n+new\n"
       "*** Add File: sub/dir/a.txt\n+hello\n"
@@ -197,7 +197,7 @@ TEST_CASE("patch apply: failure texts name the path as written") {
   d.write("file", "x\n");
   std::filesystem::create_directories(d.at("dir"));
   auto fails = [&](const std::string& body) {
-    ApplyResult r = patch::apply(parsed(body), d.path());
+    ApplyResult r = patch::apply(parsed_body(body), d.path());
     CHECK(r.exit_code == 1);
     CHECK(r.stdout_text == "");
     return r.stderr_text;
@@ -230,7 +230,7 @@ TEST_CASE("patch apply: a move whose source cannot be removed reports it") {
     WARN_MESSAGE(false, "cannot make a file immutable here; removal failure not exercised");
     return;
   }
-  ApplyResult r = patch::apply(parsed("*** Update File: src.txt\n*** Move to: dst.txt\n@@\n-x\n+y\n"), d.path());
+  ApplyResult r = patch::apply(parsed_body("*** Update File: src.txt\n*** Move to: dst.txt\n@@\n-x\n+y\n"), d.path());
   flags &= ~FS_IMMUTABLE_FL;
   ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
   ::close(fd);
@@ -242,7 +242,7 @@ TEST_CASE("patch apply: a move whose source cannot be removed reports it") {
 TEST_CASE("patch apply: not atomic, earlier hunks stay applied") {
   TempDir d;
   ApplyResult r =
-      patch::apply(parsed("*** Add File: first.txt\n+1\n*** Delete File: missing.txt\n*** Add File: third.txt\n+3\n"),
+      patch::apply(parsed_body("*** Add File: first.txt\n+1\n*** Delete File: missing.txt\n*** Add File: third.txt\n+3\n"),
             d.path());
   CHECK(r.exit_code == 1);
   CHECK(r.stderr_text == "Failed to delete file missing.txt\n");
@@ -252,7 +252,7 @@ TEST_CASE("patch apply: not atomic, earlier hunks stay applied") {
 
 TEST_CASE("patch apply: absolute paths are used as they are") {
   TempDir d, other;
-  ApplyResult r = patch::apply(parsed("*** Add File: " + other.at("abs.txt") + "\n+x\n"), d.path());
+  ApplyResult r = patch::apply(parsed_body("*** Add File: " + other.at("abs.txt") + "\n+x\n"), d.path());
   CHECK(r.exit_code == 0);
   CHECK(r.stdout_text == "Success. Updated the following files:\nA " + other.at("abs.txt") + "\n");
   CHECK(other.read("abs.txt") == std::optional<std::string>("x\n"));
@@ -277,7 +277,7 @@ TEST_CASE("patch verify: changes keyed by absolute path, nothing written") {
   TempDir d;
   d.write("del.txt", "old content\n");
   d.write("src/app.py", "a\nb\nc\nd\ne\n");
-  Patch p = parsed(
+  Patch p = parsed_body(
       "*** Add File: new.txt\n+hello\n"
       "*** Delete File: del.txt\n"
       "*** Update File: src/app.py\n*** Move to: src/main.py\n@@\n-d\n+D\n");
@@ -300,11 +300,11 @@ TEST_CASE("patch verify: changes keyed by absolute path, nothing written") {
 TEST_CASE("patch verify: an update without move has a null move path, later hunks win") {
   TempDir d;
   d.write("f.txt", "x\n");
-  auto v = verify(parsed("*** Update File: f.txt\n@@\n-x\n+y\n*** Add File: f.txt\n+z\n"), d.path());
+  auto v = verify(parsed_body("*** Update File: f.txt\n@@\n-x\n+y\n*** Add File: f.txt\n+z\n"), d.path());
   REQUIRE(v);
   CHECK(v->changes.size() == 1);
   CHECK(v->changes.at(d.at("f.txt")).get_if<FileAdd>()->content == "z\n");
-  auto v2 = verify(parsed("*** Update File: f.txt\n@@\n-x\n+y\n"), d.path());
+  auto v2 = verify(parsed_body("*** Update File: f.txt\n@@\n-x\n+y\n"), d.path());
   REQUIRE(v2);
   CHECK_FALSE(v2->changes.at(d.at("f.txt")).get_if<FileUpdate>()->move_path.has_value());
 }
@@ -314,16 +314,16 @@ TEST_CASE("patch verify: error texts carry the verification prefix and absolute 
   d.write("f.txt", "a\n");
   d.write("bin.dat", std::string("\xff\xfe\x00", 3));
   const std::string pre = "apply_patch verification failed: ";
-  CHECK(verify(parsed("*** Delete File: gone.txt\n"), d.path()).error ==
+  CHECK(verify(parsed_body("*** Delete File: gone.txt\n"), d.path()).error ==
         pre + "Failed to read " + d.at("gone.txt") + ": " + kNoEnt);
-  CHECK(verify(parsed("*** Update File: gone.txt\n@@\n-a\n+b\n"), d.path()).error ==
+  CHECK(verify(parsed_body("*** Update File: gone.txt\n@@\n-a\n+b\n"), d.path()).error ==
         pre + "Failed to read file to update " + d.at("gone.txt") + ": " + kNoEnt);
-  CHECK(verify(parsed("*** Update File: f.txt\n@@\n-zzz\n+b\n"), d.path()).error ==
+  CHECK(verify(parsed_body("*** Update File: f.txt\n@@\n-zzz\n+b\n"), d.path()).error ==
         pre + "Failed to find expected lines in " + d.at("f.txt") + ":\nzzz");
-  CHECK(verify(parsed("*** Update File: f.txt\n@@ ctx\n-a\n+b\n"), d.path()).error ==
+  CHECK(verify(parsed_body("*** Update File: f.txt\n@@ ctx\n-a\n+b\n"), d.path()).error ==
         pre + "Failed to find context 'ctx' in " + d.at("f.txt"));
   // Like Rust's read_to_string, non-UTF-8 content cannot be read as text.
-  CHECK(verify(parsed("*** Delete File: bin.dat\n"), d.path()).error ==
+  CHECK(verify(parsed_body("*** Delete File: bin.dat\n"), d.path()).error ==
         pre + "Failed to read " + d.at("bin.dat") + ": stream did not contain valid UTF-8");
 }
 
@@ -332,7 +332,7 @@ TEST_CASE("patch verify: error texts carry the verification prefix and absolute 
 TEST_CASE("patch writable: paths are normalised and must stay under a root") {
   TempDir d;
   std::vector<std::string> roots = {d.path()};
-  auto w = [&](const std::string& body) { return all_paths_writable(parsed(body), d.path(), roots); };
+  auto w = [&](const std::string& body) { return all_paths_writable(parsed_body(body), d.path(), roots); };
   CHECK(w("*** Add File: a.txt\n+x\n"));
   CHECK(w("*** Add File: ./sub/./b.txt\n+x\n"));
   CHECK(w("*** Add File: sub/../inside.txt\n+x\n"));
@@ -344,27 +344,27 @@ TEST_CASE("patch writable: paths are normalised and must stay under a root") {
   CHECK_FALSE(w("*** Update File: a.txt\n*** Move to: ../b.txt\n@@\n-x\n+y\n"));
   CHECK(w("*** Update File: a.txt\n*** Move to: c/b.txt\n@@\n-x\n+y\n"));
   // The prefix test is per component.
-  CHECK_FALSE(all_paths_writable(parsed("*** Add File: " + d.path() + "x/f\n+x\n"), "/", roots));
+  CHECK_FALSE(all_paths_writable(parsed_body("*** Add File: " + d.path() + "x/f\n+x\n"), "/", roots));
 }
 
 TEST_CASE("patch writable: /tmp and other roots, the root's .git directory is excluded") {
   TempDir d, other;
   std::vector<std::string> roots = {d.path(), "/tmp"};
-  auto w = [&](const std::string& body) { return all_paths_writable(parsed(body), d.path(), roots); };
+  auto w = [&](const std::string& body) { return all_paths_writable(parsed_body(body), d.path(), roots); };
   CHECK(w("*** Add File: /tmp/llmx_apply_patch_elsewhere.txt\n+x\n"));
   CHECK(w("*** Add File: " + other.at("f.txt") + "\n+x\n"));
-  CHECK_FALSE(all_paths_writable(parsed("*** Add File: /tmp/x\n+x\n"), d.path(), {d.path()}));
+  CHECK_FALSE(all_paths_writable(parsed_body("*** Add File: /tmp/x\n+x\n"), d.path(), {d.path()}));
 
   // Without a .git directory nothing is excluded.
-  CHECK(all_paths_writable(parsed("*** Add File: .git/config\n+x\n"), d.path(), {d.path()}));
+  CHECK(all_paths_writable(parsed_body("*** Add File: .git/config\n+x\n"), d.path(), {d.path()}));
   std::filesystem::create_directories(d.at(".git"));
-  CHECK_FALSE(all_paths_writable(parsed("*** Add File: .git/config\n+x\n"), d.path(), {d.path()}));
-  CHECK_FALSE(all_paths_writable(parsed("*** Delete File: sub/../.git/HEAD\n"), d.path(), {d.path()}));
-  CHECK(all_paths_writable(parsed("*** Add File: .gitignore\n+x\n"), d.path(), {d.path()}));
-  CHECK(all_paths_writable(parsed("*** Add File: sub/.git/config\n+x\n"), d.path(), {d.path()}));
+  CHECK_FALSE(all_paths_writable(parsed_body("*** Add File: .git/config\n+x\n"), d.path(), {d.path()}));
+  CHECK_FALSE(all_paths_writable(parsed_body("*** Delete File: sub/../.git/HEAD\n"), d.path(), {d.path()}));
+  CHECK(all_paths_writable(parsed_body("*** Add File: .gitignore\n+x\n"), d.path(), {d.path()}));
+  CHECK(all_paths_writable(parsed_body("*** Add File: sub/.git/config\n+x\n"), d.path(), {d.path()}));
   // Another root that contains the path still allows it.
   std::string parent = std::filesystem::path(d.path()).parent_path().string();
-  CHECK(all_paths_writable(parsed("*** Add File: .git/config\n+x\n"), d.path(), {d.path(), parent}));
+  CHECK(all_paths_writable(parsed_body("*** Add File: .git/config\n+x\n"), d.path(), {d.path(), parent}));
 }
 
 TEST_CASE("patch paths: join and lexical normalisation") {
@@ -393,7 +393,7 @@ TEST_CASE("patch apply: through a client's files (ACP fs/*) the buffers are read
     removed.push_back(path);
     return std::nullopt;
   };
-  Patch p = parsed(
+  Patch p = parsed_body(
       "*** Update File: upd.txt\n@@\n one\n-two\n+TWO\n"
       "*** Update File: old.txt\n*** Move to: new.txt\n@@\n-old\n+new\n"
       "*** Add File: added.txt\n+hi\n");
@@ -406,8 +406,8 @@ TEST_CASE("patch apply: through a client's files (ACP fs/*) the buffers are read
   CHECK(buffers["/w/added.txt"] == "hi\n");
   CHECK(removed == std::vector<std::string>{"/w/old.txt"});
 
-  auto missing = patch::apply(parsed("*** Update File: closed.txt\n@@\n-a\n+b\n"), "/w", files);
+  auto missing = patch::apply(parsed_body("*** Update File: closed.txt\n@@\n-a\n+b\n"), "/w", files);
   CHECK(missing.stderr_text == "Failed to read file to update closed.txt: not open\n");
-  auto refused = patch::apply(parsed("*** Add File: refused.txt\n+x\n"), "/w", files);
+  auto refused = patch::apply(parsed_body("*** Add File: refused.txt\n+x\n"), "/w", files);
   CHECK(refused.stderr_text == "Failed to write file refused.txt: read-only buffer\n");
 }

@@ -9,7 +9,7 @@
 #include "sandbox/apply_patch.hpp"
 
 using namespace llmx::patch;
-using Kind = Intercept::Kind;
+using InterceptKind = Intercept::Kind;
 
 namespace {
 
@@ -19,7 +19,7 @@ const std::string kCwd = "/work/proj";
 Intercept bash(const std::string& script) { return intercept_shell({"bash", "-lc", script}, kCwd); }
 
 void check_patch(const Intercept& r, const std::string& cwd) {
-  REQUIRE_MESSAGE(r.kind == Kind::patch, r.error);
+  REQUIRE_MESSAGE(r.kind == InterceptKind::patch, r.error);
   CHECK(r.cwd == cwd);
   REQUIRE(r.patch.hunks.size() == 1);
   CHECK(r.patch.hunks[0].path == "hello.txt");
@@ -54,12 +54,12 @@ TEST_CASE("patch shell: cd <dir> && apply_patch sets the effective cwd") {
 
 TEST_CASE("patch shell: parse errors become verification failures") {
   Intercept r = intercept_shell({"apply_patch", "bad"}, kCwd);
-  CHECK(r.kind == Kind::error);
+  CHECK(r.kind == InterceptKind::error);
   CHECK(r.error ==
         "apply_patch verification failed: invalid patch: The first line of the patch must be "
         "'*** Begin Patch'");
   Intercept h = bash("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: x\n*** End Patch\nEOF");
-  CHECK(h.kind == Kind::error);
+  CHECK(h.kind == InterceptKind::error);
   CHECK(h.error ==
         "apply_patch verification failed: invalid hunk at line 2, Update file hunk for path 'x' "
         "is empty");
@@ -70,10 +70,10 @@ TEST_CASE("patch shell: a raw patch without apply_patch is reported") {
       "apply_patch verification failed: patch detected without explicit call to apply_patch. "
       "Rerun as [\"apply_patch\", \"<patch>\"]";
   Intercept a = intercept_shell({kPatch}, kCwd);
-  CHECK(a.kind == Kind::error);
+  CHECK(a.kind == InterceptKind::error);
   CHECK(a.error == msg);
   Intercept b = bash(kPatch);
-  CHECK(b.kind == Kind::error);
+  CHECK(b.kind == InterceptKind::error);
   CHECK(b.error == msg);
 }
 
@@ -103,6 +103,6 @@ TEST_CASE("patch shell: other shapes run as ordinary commands") {
   for (const auto& argv : cases) {
     CAPTURE(argv);
     Intercept r = intercept_shell(argv, kCwd);
-    CHECK(r.kind == Kind::none);
+    CHECK(r.kind == InterceptKind::none);
   }
 }

@@ -12,7 +12,7 @@ using llmx::enum_name;
 
 namespace {
 
-using Kind = ExecApprovalRequirement::Kind;
+using ApprovalKind = ExecApprovalRequirement::Kind;
 
 const AskForApproval kPolicies[] = {AskForApproval::untrusted, AskForApproval::on_failure,
                                     AskForApproval::on_request, AskForApproval::never};
@@ -28,9 +28,9 @@ SandboxPolicy sandbox_of(SandboxMode m) {
 // S = skip, A = needs approval, F = forbidden.
 char letter(const ExecApprovalRequirement& r) {
   switch (r.kind) {
-    case Kind::skip: return 'S';
-    case Kind::needs_approval: return 'A';
-    case Kind::forbidden: return 'F';
+    case ApprovalKind::skip: return 'S';
+    case ApprovalKind::needs_approval: return 'A';
+    case ApprovalKind::forbidden: return 'F';
   }
   return '?';
 }
@@ -97,7 +97,7 @@ TEST_CASE("approval: shell initial approval over policy x sandbox mode x command
       CAPTURE(cls);
       auto r = shell_initial_approval(row.policy, sandbox_of(kModes[m]), row.cls.argv, row.cls.escalated);
       CHECK(letter(r) == row.expected[m]);
-      if (r.kind == Kind::forbidden)
+      if (r.kind == ApprovalKind::forbidden)
         CHECK(r.reason == escalation_text(policy));
       else
         CHECK(r.reason.empty());

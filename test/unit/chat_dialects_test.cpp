@@ -57,7 +57,7 @@ std::string call(const std::string& name, const std::string& args, const std::st
   return R"({"type":"function_call","name":")" + name + R"(","arguments":)" + json::to_json(args) +
          R"(,"call_id":")" + id + R"("})";
 }
-std::string completed(const std::string& reason, const std::string& usage) {
+std::string finished(const std::string& reason, const std::string& usage) {
   return "{" + (usage.empty() ? std::string() : R"("usage":)" + usage + ",") +
          R"("finish_reason":")" + reason + R"("})";
 }
@@ -89,7 +89,7 @@ std::vector<Dialect> dialects() {
                 R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","system_fingerprint":"fp_1","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":2,"total_tokens":22,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}})",
                 "[DONE]"},
                {message("Hello world")},
-               completed("stop", usage(20, 0, 2, 0, 22)),
+               finished("stop", usage(20, 0, 2, 0, 22)),
                "Hello world",
                ""});
   d.push_back({"openai shell",
@@ -100,7 +100,7 @@ std::vector<Dialect> dialects() {
                 R"({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]})",
                 "[DONE]"},
                {call("shell", kLs, "call_Ab12")},
-               completed("tool_calls", ""),
+               finished("tool_calls", ""),
                "",
                ""});
   // Claude behind LiteLLM: reasoning_content plus signed thinking_blocks, text then tool_use at
@@ -118,7 +118,7 @@ std::vector<Dialect> dialects() {
                 "[DONE]"},
                {R"({"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"Let me list."}],"encrypted_content":"[{\"type\":\"thinking\",\"thinking\":\"Let me list.\",\"signature\":\"EqoBsig==\"}]"})",
                 message("Listing."), call("shell", kLs, "toolu_01A")},
-               completed("tool_calls", usage(100, 50, 30, 0, 130)),
+               finished("tool_calls", usage(100, 50, 30, 0, 130)),
                "Listing.",
                "Let me list."});
   // Gemini behind LiteLLM: whole calls in one chunk each, no ids, both at index 0, and `stop`.
@@ -129,7 +129,7 @@ std::vector<Dialect> dialects() {
                 R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}})",
                 "[DONE]"},
                {message("Running."), call("shell", kLs, "call_t_0"), call("shell", R"({"command":["pwd"]})", "call_t_1")},
-               completed("stop", usage(10, 0, 5, 0, 15)),
+               finished("stop", usage(10, 0, 5, 0, 15)),
                "Running.",
                ""});
   // DeepSeek: reasoning_content while thinking (content null), cache hits, usage with the finish.
@@ -142,7 +142,7 @@ std::vector<Dialect> dialects() {
                 "[DONE]"},
                {R"({"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"Thinking."}],"encrypted_content":null})",
                 call("shell", kLs, "call_0_1a2b")},
-               completed("tool_calls", usage(40, 10, 12, 5, 52)),
+               finished("tool_calls", usage(40, 10, 12, 5, 52)),
                "",
                "Thinking."});
   // vLLM / Ollama: whole arguments in one chunk, no ids, usage alone after the finish.
@@ -153,7 +153,7 @@ std::vector<Dialect> dialects() {
                 R"({"id":"cmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"total_tokens":10,"completion_tokens":3}})",
                 "[DONE]"},
                {call("apply_patch", kPatch, "call_t_0")},
-               completed("tool_calls", usage(7, 0, 3, 0, 10)),
+               finished("tool_calls", usage(7, 0, 3, 0, 10)),
                "",
                ""});
   // Azure: a prompt_filter_results chunk with no choices first, content_filter_results on every
@@ -165,7 +165,7 @@ std::vector<Dialect> dialects() {
                 R"({"choices":[{"content_filter_results":{"violence":{"filtered":true,"severity":"high"}},"delta":{},"finish_reason":"content_filter","index":0,"logprobs":null}],"created":1,"id":"chatcmpl-az","model":"gpt-4o","object":"chat.completion.chunk"})",
                 "[DONE]"},
                {message("Partial")},
-               completed("content_filter", ""),
+               finished("content_filter", ""),
                "Partial",
                ""});
   return d;
@@ -237,7 +237,7 @@ TEST_CASE("dialects: an empty answer (role chunk and stop) completes with no ite
                        R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})", "[DONE]"})});
   CHECK(r.status == ChatStreamParser::Status::done);
   CHECK(r.items.empty());
-  CHECK(r.completed == completed("stop", ""));
+  CHECK(r.completed == finished("stop", ""));
 }
 
 TEST_CASE("dialects: a redacted thinking block is kept for passing back") {

@@ -19,7 +19,7 @@ const std::string kSystem = R"({"role":"system","content":"You are llmx."})";
 const std::string kSystemMarked = R"({"role":"system","content":"You are llmx.","cache_control":{"type":"ephemeral"}})";
 const std::string kTail = R"(],"stream":true,"stream_options":{"include_usage":true},"max_tokens":20480})";
 
-Prompt prompt(std::string model, std::vector<ResponseItem> input) {
+Prompt dialect_prompt(std::string model, std::vector<ResponseItem> input) {
   Prompt p;
   p.model = std::move(model);
   p.instructions = "You are llmx.";
@@ -34,13 +34,13 @@ ResponseItem reasoning(std::string text, std::optional<std::string> encrypted = 
   return r;
 }
 
-const FunctionCallItem kLs{"shell", R"({"command":["ls"]})", "c1"};
-const FunctionCallItem kPwd{"shell", R"({"command":["pwd"]})", "c2"};
+const FunctionCallItem kLsItem{"shell", R"({"command":["ls"]})", "c1"};
+const FunctionCallItem kPwdItem{"shell", R"({"command":["pwd"]})", "c2"};
 const std::string kLsCall = R"({"id":"c1","type":"function","function":{"name":"shell","arguments":"{\"command\":[\"ls\"]}"}})";
 const std::string kPwdCall = R"({"id":"c2","type":"function","function":{"name":"shell","arguments":"{\"command\":[\"pwd\"]}"}})";
 
 std::string body(const std::string& model, const std::vector<ResponseItem>& input, ModelProviderInfo provider = {}) {
-  auto b = build_chat_request(prompt(model, input), provider);
+  auto b = build_chat_request(dialect_prompt(model, input), provider);
   json::Parser p;
   p.parse(b);  // always valid JSON
   return b;
@@ -51,8 +51,8 @@ std::vector<ResponseItem> tool_turn(std::optional<std::string> signature = std::
   return {user_message("look around"),
           reasoning("I should list.", signature),
           assistant_message("Checking."),
-          kLs,
-          kPwd,
+          kLsItem,
+          kPwdItem,
           FunctionCallOutputItem{"c1", "a.txt"},
           FunctionCallOutputItem{"c2", "/w"},
           reasoning("Done looking."),
@@ -82,7 +82,7 @@ TEST_CASE("chat request dialects: DeepSeek gets reasoning_content on every assis
              R"({"role":"assistant","content":"Two things.","reasoning_content":"Done looking."},)"
              R"({"role":"user","content":"thanks"},{"role":"assistant","content":"You're welcome."})" + kTail);
   // A tool-calling message without recorded reasoning still carries the field (empty).
-  auto plain = body("deepseek-chat", {user_message("go"), kLs, FunctionCallOutputItem{"c1", "x"}});
+  auto plain = body("deepseek-chat", {user_message("go"), kLsItem, FunctionCallOutputItem{"c1", "x"}});
   CHECK(plain.find(R"(]},"reasoning_content":"")") == std::string::npos);
   CHECK(plain.find(R"("tool_calls":[)" + kLsCall + R"(],"reasoning_content":""})") != std::string::npos);
   // A provider can turn it off.
@@ -120,7 +120,7 @@ TEST_CASE("chat request dialects: the reference's `reasoning` anchors, only afte
 TEST_CASE("chat request dialects: Gemini / vLLM style ids and repaired history stay valid") {
   // A parallel pair where one output went missing and an orphan output of another call.
   auto b = body("gemini/gemini-2.5-pro",
-                {user_message("go"), kLs, kPwd, FunctionCallOutputItem{"c1", "a"}, FunctionCallOutputItem{"zz", "orphan"},
+                {user_message("go"), kLsItem, kPwdItem, FunctionCallOutputItem{"c1", "a"}, FunctionCallOutputItem{"zz", "orphan"},
                  user_message("next")});
   CHECK(b == R"({"model":"gemini/gemini-2.5-pro","messages":[)" + kSystem + R"(,{"role":"user","content":"go"},)"
              R"({"role":"assistant","content":null,"tool_calls":[)" + kLsCall + "," + kPwdCall + R"(]},)"
@@ -129,7 +129,7 @@ TEST_CASE("chat request dialects: Gemini / vLLM style ids and repaired history s
 }
 
 TEST_CASE("chat request dialects: responses separated by tool results are separate assistant messages") {
-  auto b = body("gpt-4o", {user_message("go"), kLs, FunctionCallOutputItem{"c1", "a"}, kPwd,
+  auto b = body("gpt-4o", {user_message("go"), kLsItem, FunctionCallOutputItem{"c1", "a"}, kPwdItem,
                            FunctionCallOutputItem{"c2", "b"}});
   CHECK(b.find(R"({"role":"assistant","content":null,"tool_calls":[)" + kLsCall + R"(]},{"role":"tool")") !=
         std::string::npos);
@@ -137,7 +137,7 @@ TEST_CASE("chat request dialects: responses separated by tool results are separa
         std::string::npos);
   // Reasoning between two calls of one response (interleaved thinking) keeps them together, so
   // every call is still followed by its result.
-  auto interleaved = body("gpt-4o", {user_message("go"), kLs, reasoning("then pwd"), kPwd,
+  auto interleaved = body("gpt-4o", {user_message("go"), kLsItem, reasoning("then pwd"), kPwdItem,
                                      FunctionCallOutputItem{"c1", "a"}, FunctionCallOutputItem{"c2", "b"}});
   CHECK(interleaved.find(R"("tool_calls":[)" + kLsCall + "," + kPwdCall + R"(]},{"role":"tool")") != std::string::npos);
 }

@@ -7,7 +7,7 @@
 #include <string>
 
 using namespace llmx;
-using Kind = rpc::Incoming::Kind;
+using IncomingKind = rpc::Incoming::Kind;
 
 namespace {
 
@@ -24,7 +24,7 @@ std::string text_of(const std::optional<json::Element>& e) { return e ? json::to
 
 TEST_CASE("jsonrpc: a request has a method and an id") {
   Classified c(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})");
-  CHECK(c.in.kind == Kind::request);
+  CHECK(c.in.kind == IncomingKind::request);
   CHECK(c.in.id.json == "1");
   CHECK(c.in.method == "initialize");
   CHECK(text_of(c.in.params) == R"({"protocolVersion":"2025-06-18"})");
@@ -38,32 +38,32 @@ TEST_CASE("jsonrpc: absent or null params are nullopt, other params are kept") {
 
 TEST_CASE("jsonrpc: a notification has a method and no id") {
   Classified c(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-  CHECK(c.in.kind == Kind::notification);
+  CHECK(c.in.kind == IncomingKind::notification);
   CHECK(c.in.method == "notifications/initialized");
   CHECK(c.in.id.is_null());
   Classified with_params(R"({"method":"notifications/cancelled","params":{"requestId":3}})");
-  CHECK(with_params.in.kind == Kind::notification);
+  CHECK(with_params.in.kind == IncomingKind::notification);
   CHECK(text_of(with_params.in.params) == R"({"requestId":3})");
 }
 
 TEST_CASE("jsonrpc: responses and error responses") {
   Classified ok(R"({"jsonrpc":"2.0","id":"srv-1","result":{"decision":"approved"}})");
-  CHECK(ok.in.kind == Kind::response);
+  CHECK(ok.in.kind == IncomingKind::response);
   CHECK(ok.in.id.json == R"("srv-1")");
   CHECK(text_of(ok.in.result) == R"({"decision":"approved"})");
 
   Classified null_result(R"({"id":4,"result":null})");
-  CHECK(null_result.in.kind == Kind::response);
+  CHECK(null_result.in.kind == IncomingKind::response);
   CHECK(text_of(null_result.in.result) == "null");
 
   Classified err(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}})");
-  CHECK(err.in.kind == Kind::error_response);
+  CHECK(err.in.kind == IncomingKind::error_response);
   CHECK(err.in.id.json == "7");
   CHECK(err.in.error_code == -32601);
   CHECK(err.in.error_message == "Method not found");
 
   Classified odd_err(R"({"id":8,"error":{"code":"x","message":5}})");
-  CHECK(odd_err.in.kind == Kind::error_response);  // still an error reply
+  CHECK(odd_err.in.kind == IncomingKind::error_response);  // still an error reply
   CHECK(odd_err.in.id.json == "8");
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("jsonrpc: invalid messages") {
   for (const auto& c : cases) {
     CAPTURE(c.text);
     Classified r(c.text);
-    CHECK(r.in.kind == Kind::invalid);
+    CHECK(r.in.kind == IncomingKind::invalid);
     CHECK(r.in.invalid_code == rpc::kInvalidRequest);
     CHECK(r.in.id.json == c.id);
     CHECK_FALSE(r.in.invalid_reason.empty());
@@ -124,13 +124,13 @@ TEST_CASE("jsonrpc: ids are echoed verbatim") {
   for (const char* id : ids) {
     CAPTURE(id);
     Classified req(std::string(R"({"jsonrpc":"2.0","id":)") + id + R"(,"method":"tools/list"})");
-    REQUIRE(req.in.kind == Kind::request);
+    REQUIRE(req.in.kind == IncomingKind::request);
     CHECK(req.in.id.json == id);
     CHECK(mcp.result(req.in.id, "{}") == std::string(R"({"jsonrpc":"2.0","id":)") + id + R"(,"result":{}})");
     CHECK(app.error(req.in.id, rpc::kMethodNotFound, "nope") ==
           std::string(R"({"id":)") + id + R"(,"error":{"code":-32601,"message":"nope"}})");
     Classified resp(std::string(R"({"id":)") + id + R"(,"result":true})");
-    REQUIRE(resp.in.kind == Kind::response);
+    REQUIRE(resp.in.kind == IncomingKind::response);
     CHECK(resp.in.id == req.in.id);
   }
 }
@@ -172,11 +172,11 @@ TEST_CASE("jsonrpc: encoder without \"jsonrpc\" (app server)") {
 TEST_CASE("jsonrpc: encoded lines classify back to what was sent") {
   rpc::Encoder e{true};
   Classified req(e.request(rpc::Id{R"("q")"}, "m", R"({"a":1})"));
-  CHECK(req.in.kind == Kind::request);
+  CHECK(req.in.kind == IncomingKind::request);
   CHECK(req.in.id.json == R"("q")");
   CHECK(text_of(req.in.params) == R"({"a":1})");
   Classified err(e.error(rpc::Id::from_int(5), rpc::kInvalidRequest, "bad"));
-  CHECK(err.in.kind == Kind::error_response);
+  CHECK(err.in.kind == IncomingKind::error_response);
   CHECK(err.in.error_code == -32600);
   CHECK(err.in.error_message == "bad");
 }
