@@ -3,7 +3,7 @@
 #   tools/fuzz.sh                  every target for $LLMX_FUZZ_SECONDS (20) each, via ctest
 #   tools/fuzz.sh TARGET SECONDS   one target for a long run: its corpus grows in
 #                                  build-san/fuzz-corpus/TARGET, crashes go to build-san/fuzz-crashes/TARGET/
-# (tools/test.sh --sanitize runs them too, with every other test.)
+# (tools/test.sh runs them too, after the unit and integration suites on the same tree.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(fuzz_jsonrpc_line fuzz_sse fuzz_chat_stream fuzz_responses_stream fuzz_apply_patch

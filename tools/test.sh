@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
 # Builds llmx and runs every test (unit, integration, js, conformance, ...) through ctest.
-#   tools/test.sh              what CI runs: the Release tree (build/), and first every fuzz target
-#                              for LLMX_FUZZ_SECONDS (20; 0 leaves them out), built in the
-#                              sanitized tree (build-san/, only what the targets need)
-#   tools/test.sh --sanitize   every test on the whole engine built under ASan+UBSan (build-san/;
-#                              about twice the Release build: longer than CI's budget allows)
+#   tools/test.sh              what CI runs: every test on the Release tree (build/); then, on the
+#                              sanitized tree (build-san/, ASan+UBSan, only what they need), the unit
+#                              and integration suites again and every fuzz target for
+#                              LLMX_FUZZ_SECONDS (20)
+#   tools/test.sh --sanitize   every test on the whole engine built under ASan+UBSan (build-san/)
+# Environment: LLMX_SANITIZE=0 leaves the sanitized tree out (a quicker local run);
+# LLMX_FUZZ_SECONDS=0 leaves the fuzz targets out.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+seconds="${LLMX_FUZZ_SECONDS:-20}"
+san="$root/build-san"
+
+# ctest over one tree; the sanitizers' settings come with the sanitized one.
+run_suites() {
+  local build=$1; shift
+  (
+    [ "$build" = "$san" ] && source "$root/tools/sanitizers/env.sh"
+    cd "$build" && ctest --output-on-failure -j 2 --timeout 600 "$@"
+  )
+}
+
 if [ "${1:-}" = --sanitize ]; then
-  build="$root/build-san"
   "$root/tools/build.sh" --sanitize
-  cmake -S "$root" -B "$build" -DLLMX_FUZZ_SECONDS="${LLMX_FUZZ_SECONDS:-20}" >/dev/null
-  source "$root/tools/sanitizers/env.sh"
-else
-  build="${LLMX_BUILD_DIR:-$root/build}"
-  "$root/tools/build.sh"
-  if [ "${LLMX_FUZZ_SECONDS:-20}" != 0 ]; then
-    "$root/tools/fuzz.sh"
-  fi
+  cmake -S "$root" -B "$san" -DLLMX_FUZZ_SECONDS="$seconds" >/dev/null
+  run_suites "$san"
+  exit
 fi
-cd "$build"
-ctest --output-on-failure -j 2 --timeout 600
+
+failed=0
+"$root/tools/build.sh"
+run_suites "${LLMX_BUILD_DIR:-$root/build}" || failed=1
+if [ "${LLMX_SANITIZE:-1}" != 0 ]; then
+  suites='^(unit|integration)/'
+  targets=(llmx mock-llm llmx_unit_tests llmx_integration_tests)
+  if [ "$seconds" != 0 ]; then
+    suites='^(unit|integration|fuzz)/'
+    targets+=(llmx_fuzz)
+  fi
+  "$root/tools/build.sh" --sanitize "${targets[@]}"
+  cmake -S "$root" -B "$san" -DLLMX_FUZZ_SECONDS="$seconds" >/dev/null
+  run_suites "$san" -R "$suites" || failed=1
+fi
+exit $failed
