@@ -12,12 +12,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${LLMX_FUZZ_SECONDS:-20}"
 san="$root/build-san"
 
-# ctest over one tree; the sanitizers' settings come with the sanitized one.
+# ctest over one tree; the sanitizers' settings come with the sanitized one. Three at a time on two
+# cores: many cases wait on processes and pipes, and every case must pass alongside others.
 run_suites() {
   local build=$1; shift
   (
     [ "$build" = "$san" ] && source "$root/tools/sanitizers/env.sh"
-    cd "$build" && ctest --output-on-failure -j 2 --timeout 600 "$@"
+    cd "$build" && ctest --output-on-failure -j 3 --timeout 600 "$@"
   )
 }
 
