@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
 # Builds llmx and runs every test (unit, integration, js, conformance, ...) through ctest.
-#   tools/test.sh              what CI runs: every test on the Release tree (build/); then, on the
-#                              sanitized tree (build-san/, ASan+UBSan, only what they need), the unit
-#                              and integration suites again and every fuzz target for
-#                              LLMX_FUZZ_SECONDS (20)
+#   tools/test.sh              what CI runs: every suite on the Release tree (build/); then the unit
+#                              and integration suites again on the sanitized tree (build-san/,
+#                              ASan+UBSan, built with only what they need), and every fuzz target
+#                              for LLMX_FUZZ_SECONDS (10)
 #   tools/test.sh --sanitize   every test on the whole engine built under ASan+UBSan (build-san/)
 # Environment: LLMX_SANITIZE=0 leaves the sanitized tree out (a quicker local run);
 # LLMX_FUZZ_SECONDS=0 leaves the fuzz targets out.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-seconds="${LLMX_FUZZ_SECONDS:-20}"
+seconds="${LLMX_FUZZ_SECONDS:-10}"
 san="$root/build-san"
 
-# ctest over one tree; the sanitizers' settings come with the sanitized one. Three at a time on two
-# cores: many cases wait on processes and pipes, and every case must pass alongside others.
+# ctest over one tree; the sanitizers' settings come with the sanitized one.
 run_suites() {
   local build=$1; shift
   (
     [ "$build" = "$san" ] && source "$root/tools/sanitizers/env.sh"
-    cd "$build" && ctest --output-on-failure -j 3 --timeout 600 "$@"
+    cd "$build" && ctest --output-on-failure -j 2 --timeout 600 "$@"
   )
 }
 
