@@ -3,6 +3,8 @@
 // Every wait is bounded so a broken client fails a test instead of hanging it.
 #pragma once
 
+#include "test/support/loopback.hpp"
+
 #include "transport/http_client.hpp"
 
 #include <doctest/doctest.h>
@@ -186,15 +188,9 @@ struct RawServer {
   std::thread th;
 
   explicit RawServer(std::string canned) : response(std::move(canned)) {
-    fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd, 4) == 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
+    auto l = llmx::test::listen_on_loopback(4);
+    fd = l.fd;
+    port = l.port;
     th = std::thread([this] { serve(); });
   }
   ~RawServer() {

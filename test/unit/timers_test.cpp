@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "actors/approval_broker.hpp"
+#include "test/support/loopback.hpp"
 #include "actors/message_list.hpp"
 #include "actors/model_streamer.hpp"
 #include "transport/http_client.hpp"
@@ -81,15 +82,9 @@ struct SilentServer {
   int fd = -1;
   int port = 0;
   SilentServer() {
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(fd, 16) == 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    port = ntohs(addr.sin_port);
+    auto l = llmx::test::listen_on_loopback(16);
+    fd = l.fd;
+    port = l.port;
   }
   ~SilentServer() { ::close(fd); }
 };
