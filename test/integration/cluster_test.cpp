@@ -205,12 +205,7 @@ TEST_CASE("cluster: garbage and a half-open connection do not crash a node, a wr
   McpClient mcp(c.home.path(), c.mock.url(), c.front());
   mcp.initialize();
   std::string answer;
-#ifdef LLMX_SANITIZED
-  const int attempts = 90;  // ASan's allocator fills those gigabytes far slower
-#else
-  const int attempts = 30;
-#endif
-  for (int i = 0; i < attempts && answer != "echo: still here"; ++i) {
+  for (int i = 0; i < 30 * kSlowdown && answer != "echo: still here"; ++i) {
     answer = result_text(mcp.wait_for_response(mcp.call_llmx("@mock:echo still here"), 20s));
     if (answer != "echo: still here") std::this_thread::sleep_for(1s);
   }

@@ -206,23 +206,14 @@ TEST_CASE("stalled client: a ping sent while megabytes of notifications are queu
 TEST_CASE("stalled client: a client that falls behind pauses the model stream instead of being buffered for, and gets every delta") {
   TempDir home{"llmx-backpressure"};
   MockLlm mock;
-  // Paused past 1 MB unread; a stall of 3 s is longer than the stream's idle timeout, which must
-  // not count while we hold the stream back ourselves.
-  // (Under the sanitizers, 3 s and a stall of 6: the instrumented server on a loaded machine can
-  // take a second to its first byte.)
-#ifdef LLMX_SANITIZED
-  const std::string idle_ms = "3000";
-  const auto stall = 6s;
-#else
-  const std::string idle_ms = "1000";
-  const auto stall = 3s;
-#endif
+  // Paused past 1 MB unread; a stall of 3 s is longer than the stream's 1 s idle timeout (both
+  // times kSlowdown), which must not count while we hold the stream back ourselves.
   RawServer server(home, mock, "268435456", {{"LLMX_OUTPUT_PAUSE_BYTES", "1000000"}, {"LLMX_LOG", "debug"}},
-                   {"-c", "model_providers.litellm.stream_idle_timeout_ms=" + idle_ms, "-c",
+                   {"-c", "model_providers.litellm.stream_idle_timeout_ms=" + std::to_string(1000 * kSlowdown), "-c",
                     "model_providers.litellm.stream_max_retries=0"});
   constexpr int kDeltas = 200000;
   server.start_long_turn(kDeltas);
-  std::this_thread::sleep_for(stall);
+  std::this_thread::sleep_for(3s * kSlowdown);
   // Now read everything, until the call's result.
   std::string seen, tail;
   size_t deltas = 0;

@@ -37,6 +37,14 @@ std::string http_get(std::string_view base_url, std::string_view path, Duration 
 // A port on 127.0.0.1 where nothing listens (bound once, then closed).
 int closed_port();
 
+// How much slower the engine is in this build: 3 under ASan+UBSan (LLMX_SANITIZED, as ctest's
+// timeouts in test/CMakeLists.txt), else 1. Waits and timeouts a case sets scale with it.
+#ifdef LLMX_SANITIZED
+inline constexpr int kSlowdown = 3;
+#else
+inline constexpr int kSlowdown = 1;
+#endif
+
 // What mock-llm streams when the script has nothing else for a request.
 inline constexpr std::string_view kMockAnswer = "Hello from mock-llm. This is a streamed answer.";
 
