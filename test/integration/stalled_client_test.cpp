@@ -117,7 +117,7 @@ std::string only_rollout(const TempDir& home) {
 
 }  // namespace
 
-TEST_CASE("stalled client: output queued for a client that does not read is bounded, the turn is interrupted and the server exits") {
+TEST_CASE("stalled client: output queued for a client that does not read is bounded, the turn is interrupted and the server exits (RSS)") {
   TempDir home{"llmx-stalled"};
   MockLlm mock;
   RawServer server(home, mock, "2000000");

@@ -157,7 +157,7 @@ TEST_CASE("tools: a program that does not exist gives a clear error and the turn
   }
 }
 
-TEST_CASE("tools: a flood of output is truncated for the model and the server's memory stays bounded") {
+TEST_CASE("tools: a flood of output is truncated for the model and the server's memory stays bounded (RSS)") {
   TempDir ws{"llmx-tools-ws"};
   InitializedMcp f;
   // ~130 MB of base64 deltas would cost the test process gigabytes as parsed messages: count them.

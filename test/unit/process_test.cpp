@@ -374,7 +374,7 @@ TEST_CASE("process: many children at once on one loop") {
   CHECK(loop.running() == 0);
 }
 
-TEST_CASE("process: a 200 MB flood stays within the capture caps and streams fast") {
+TEST_CASE("process: a 200 MB flood stays within the capture caps and streams fast (RSS)") {
   ProcessLoop loop;
   // The peak is the process's: forget what earlier tests of this process reached ("5" resets
   // VmHWM to the current RSS, Linux >= 4.0).
