@@ -1,10 +1,9 @@
 #include "transport/http_listener.hpp"
 
-#include <openssl/crypto.h>
-
 #include <sstream>
 #include <stdexcept>
 
+#include "protocol/base/crypto.hpp"
 #include "protocol/base/text.hpp"
 #include "transport/listener_impl.hpp"
 
@@ -16,7 +15,7 @@ bool token_matches(std::string_view authorization, const std::string& token) {
   constexpr std::string_view scheme = "bearer ";  // auth schemes are case-insensitive
   if (authorization.size() != scheme.size() + token.size() || text::lower(authorization.substr(0, scheme.size())) != scheme)
     return false;
-  return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
+  return crypto::equal_constant_time(authorization.substr(scheme.size()), token);
 }
 
 std::string serialize(HttpResponse response, unsigned version, bool keep_alive) {

@@ -3,14 +3,11 @@
 #include "protocol/rpc/digest.hpp"
 
 #include <fmt/format.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include <stdexcept>
 
 #include "protocol/base/base64.hpp"
+#include "protocol/base/crypto.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/mcp_tasks.hpp"
 
@@ -122,18 +119,9 @@ std::string input_required_result(const std::vector<std::pair<std::string, std::
   return stateless_result(w.take());
 }
 
-RequestStateSeal::RequestStateSeal() : key_(32, '\0') {
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(key_.data()), static_cast<int>(key_.size())) != 1)
-    throw std::runtime_error("no secure random bytes for the requestState key");
-}
+RequestStateSeal::RequestStateSeal() : key_(32, '\0') { crypto::random_bytes(key_.data(), key_.size()); }
 
-std::string RequestStateSeal::mac(std::string_view payload) const {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()), reinterpret_cast<const unsigned char*>(payload.data()),
-       payload.size(), out, &len);
-  return std::string(reinterpret_cast<char*>(out), len);
-}
+std::string RequestStateSeal::mac(std::string_view payload) const { return crypto::hmac_sha256(key_, payload); }
 
 std::string RequestStateSeal::seal(const RequestState& s) const {
   json::Writer w;
@@ -151,9 +139,7 @@ std::optional<RequestState> RequestStateSeal::open(std::string_view token) const
   auto payload = token.substr(0, dot);
   auto given = base64::decode(token.substr(dot + 1));
   auto expected = mac(payload);
-  if (!given || given->size() != expected.size() ||
-      CRYPTO_memcmp(given->data(), expected.data(), expected.size()) != 0)
-    return std::nullopt;
+  if (!given || !crypto::equal_constant_time(*given, expected)) return std::nullopt;
   auto text = base64::decode(payload);
   if (!text) return std::nullopt;
   try {

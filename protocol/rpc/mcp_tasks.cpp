@@ -1,11 +1,11 @@
 #include "protocol/rpc/mcp_tasks.hpp"
 
 #include <fmt/format.h>
-#include <openssl/rand.h>
 
 #include <charconv>
 #include <stdexcept>
 
+#include "protocol/base/crypto.hpp"
 #include "protocol/store/rollout.hpp"
 
 namespace llmx::mcp {
@@ -23,7 +23,7 @@ std::string_view task_status_name(TaskStatus s) {
 
 std::string new_task_id() {
   unsigned char b[16];
-  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no secure random bytes for a task id");
+  crypto::random_bytes(b, sizeof b);
   b[6] = (b[6] & 0x0F) | 0x40;  // version 4
   b[8] = (b[8] & 0x3F) | 0x80;  // RFC 4122 variant
   return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",

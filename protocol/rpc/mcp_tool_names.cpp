@@ -1,10 +1,10 @@
 #include "protocol/rpc/mcp_tool_names.hpp"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
+
+#include "protocol/base/crypto.hpp"
 
 namespace llmx::mcp {
 
@@ -17,13 +17,7 @@ bool name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-std::string sha1_hex(std::string_view text) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  ::SHA1(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  std::string hex;
-  for (unsigned char b : digest) hex += fmt::format("{:02x}", b);
-  return hex;
-}
+std::string sha1_hex(std::string_view text) { return crypto::hex(crypto::sha1(text)); }
 
 bool listed(std::string_view tool, const std::vector<std::string>& names) {
   return std::find(names.begin(), names.end(), tool) != names.end();

@@ -81,8 +81,6 @@ std::vector<std::string> walk(ThreadStore& store, ListQuery q) {
 
 std::string index_of(const Made& m) { return fs::path(m.path).parent_path().string() + "/.index.jsonl"; }
 
-std::string slurp(const std::string& path) { return llmx::files::read(path).value_or(""); }
-
 void append_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::app) << text;
 }
@@ -319,7 +317,7 @@ TEST_CASE("thread store: the writer's records, and a writer that died before the
   REQUIRE(page.items.size() == 3);
   CHECK(page.items[0].id == id3);
   CHECK(page.items[0].preview == "third");
-  CHECK(slurp(index_of(old)).find("\"preview\":\"third\"") != std::string::npos);  // recorded for it
+  CHECK(files::read(index_of(old)).value_or("").find("\"preview\":\"third\"") != std::string::npos);  // recorded for it
 }
 
 TEST_CASE("thread store: a missing, stale or damaged index is repaired from the files") {
@@ -330,7 +328,7 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
   CHECK(ids(store.list({})) == expected_order(made));
   std::string index = index_of(made[0]);
   REQUIRE(fs::exists(index));
-  CHECK(slurp(index).starts_with(std::string(kIndexHeader) + "\n"));
+  CHECK(files::read(index).value_or("").starts_with(std::string(kIndexHeader) + "\n"));
 
   SUBCASE("missing") {
     fs::remove(index);
@@ -360,7 +358,7 @@ TEST_CASE("thread store: a missing, stale or damaged index is repaired from the 
     ThreadStore fresh(home.path());
     CHECK(ids(fresh.list({})) == expected_order(made));
     CHECK(fresh.stats().index_rewrites == 1);
-    std::string text = slurp(index);
+    std::string text = files::read(index).value_or("");
     CHECK(text.find("garbage") == std::string::npos);
     CHECK(text.back() == '\n');
   }
@@ -376,7 +374,7 @@ TEST_CASE("thread store: garbage and cut lines inside rollouts") {
   test::ScratchDir home;
   Made a = make(home.path(), kT0, 1, "first");
   // Garbage between the lines, a cut last line: still listed.
-  std::string text = slurp(a.path);
+  std::string text = files::read(a.path).value_or("");
   std::string garbled = text.substr(0, text.find('\n') + 1) + "{{{ not json\n" + text.substr(text.find('\n') + 1) +
                         "{\"timestamp\":\"2025";
   std::ofstream(a.path, std::ios::binary | std::ios::trunc) << garbled;
