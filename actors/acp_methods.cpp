@@ -200,7 +200,6 @@ void set_config_option(session_ptr self, acp::SetConfigOptionParams p, RawReply 
   auto& st = self->state;
   auto it = st.acp_sessions.find(p.sessionId);
   if (it == st.acp_sessions.end()) return reply(acp::session_not_found(p.sessionId));
-  auto& s = it->second;
   if (p.configId != acp::kModelOption)
     return reply(RpcError{rpc::kInvalidParams, "Invalid params: unknown config option " + p.configId});
   auto model = acp::select_value(p.value);

@@ -1,10 +1,9 @@
 // The front's cluster manager (see node.hpp): attaches to worker nodes through CAF's middleman,
 // places conversations on them and hands sessions proxies for them.
-#include <caf/io/middleman.hpp>
-#include <caf/openssl/manager.hpp>
 #include <fmt/format.h>
 
 #include "actors/conversation_proxy.hpp"
+#include "actors/network/caf_network.hpp"
 #include "actors/node.hpp"
 #include "actors/refusal.hpp"
 #include "actors/rollout_store.hpp"
@@ -69,8 +68,7 @@ struct ClusterState {
 using cluster_ptr = cluster_manager_actor::stateful_pointer<ClusterState>;
 
 caf::io::middleman_actor connector(cluster_ptr self) {
-  auto& sys = self->system();
-  return self->state.options.tls ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
+  return network::connector(self->system(), self->state.options.tls);
 }
 
 std::string node_errors(const ClusterState& st) {

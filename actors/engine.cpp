@@ -1,8 +1,5 @@
 #include "actors/engine.hpp"
 
-#include <caf/io/middleman.hpp>
-#include <caf/openssl/manager.hpp>
-
 #include "actors/conversation.hpp"
 #include "actors/mcp_client.hpp"
 #include "actors/model_registry.hpp"
@@ -21,19 +18,7 @@ void configure_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", threads);
 }
 
-void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) {
-  cfg.load<caf::io::middleman>();
-  cfg.set("middleman.app-identifiers", std::vector<std::string>{"llmx"});
-  // A host that vanishes without closing its connections (power, network cut) is noticed by
-  // the missing heartbeats: its node is then lost like one that closed them.
-  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(2)});
-  if (tls.enabled()) {
-    cfg.load<caf::openssl::manager>();
-    cfg.openssl_certificate = tls.cert;
-    cfg.openssl_key = tls.key;
-    cfg.openssl_cafile = tls.cafile;
-  }
-}
+void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) { network::configure(cfg, tls); }
 
 namespace {
 // The store, the MCP servers and the model registry live as long as the manager: they end once

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/network/caf_network.hpp"
 #include "actors/node.hpp"
 #include "protocol/config/config.hpp"
 
@@ -34,15 +35,12 @@ void configure_system(caf::actor_system_config& cfg);
 Engine start_engine(caf::actor_system& sys);
 
 // Certificates for TLS between fronts and nodes (CAF's OpenSSL module); PEM files.
-struct TlsFiles {
-  std::string cert, key, cafile;  // all three, or none (no TLS)
-  bool enabled() const { return !cert.empty(); }
-};
+using TlsFiles = network::Tls;
 
 // For processes that talk to other nodes (fronts, `llmx node`, embedding hosts that connect to
 // nodes): loads CAF's middleman (and its OpenSSL module with `tls`), and only lets llmx peers
 // complete the handshake. Call after configure_system (or add_message_types), before the
-// actor system is created.
+// actor system is created. Link llmx::llmx_network (llmx::llmx_engine does).
 void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls);
 
 // Like start_engine, but conversations are placed on the worker nodes at `options.nodes`

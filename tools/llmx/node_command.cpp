@@ -6,9 +6,6 @@
 #include <cstdio>
 #include <thread>
 
-#include <caf/io/middleman.hpp>
-#include <caf/io/publish.hpp>
-#include <caf/openssl/publish.hpp>
 #include <fmt/format.h>
 
 #include "actors/engine.hpp"
@@ -48,9 +45,15 @@ int run_node(const NodeOptions& options) {
   configure_network(cfg, tls);
   caf::actor_system sys{cfg};
   auto node = spawn_node(sys, spawn_mcp_hub(sys), spawn_model_registry(sys));
-  // SO_REUSEADDR: a node restarted on its port must not wait out the old connections' TIME_WAIT.
-  auto port = tls.enabled() ? caf::openssl::publish(node, address->port, address->host.c_str(), true)
-                            : caf::io::publish(node, address->port, address->host.c_str(), true);
+  // Published through the middleman's actor, with the interface the fronts check. SO_REUSEADDR:
+  // a node restarted on its port must not wait out the old connections' TIME_WAIT.
+  caf::expected<uint16_t> port = caf::sec::cannot_publish_invalid_actor;
+  {
+    caf::scoped_actor self{sys};
+    self->request(network::connector(sys, tls.enabled()), std::chrono::seconds(30), caf::publish_atom::value,
+                  address->port, caf::actor_cast<caf::strong_actor_ptr>(node), sys.message_types(node), address->host, true)
+        .receive([&](uint16_t actual) { port = actual; }, [&](caf::error& err) { port = std::move(err); });
+  }
   if (!port) {
     fmt::print(stderr, "error: cannot listen on {}: {}\n", address->text(), sys.render(port.error()));
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
