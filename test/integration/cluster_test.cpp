@@ -332,3 +332,22 @@ TEST_CASE("cluster: with every node gone a reply ends with a clear error instead
   CHECK(answer == "echo: again");
   CHECK(contains(recorded_requests(c.mock).text("/requests"), "remember me"));
 }
+
+TEST_CASE("cluster: a copy of llmx without its network module serves alone and says why it cannot reach a node") {
+  // The binary loads CAF's middleman from llmx-network.so beside it only when it needs a node.
+  TempDir home("llmx-netmod-home"), bin("llmx-netmod-bin");
+  const std::string copy = bin.path() + "/llmx";
+  std::error_code ec;
+  fs::create_hard_link(llmx_binary(), copy, ec);
+  if (ec) fs::copy_file(llmx_binary(), copy);
+  auto env = llmx_env(home.path(), "http://127.0.0.1:9/v1");
+  auto alone = run_llmx_at(copy, {"mcp-server"}, env);
+  CHECK(alone.status.describe() == "exit code 0");
+  auto node = run_llmx_at(copy, {"node", "--listen", "127.0.0.1:0"}, env);
+  CHECK(node.status.describe() == "exit code 1");
+  CHECK(contains(node.err, "cannot load llmx's network module"));
+  CHECK(contains(node.err, bin.path() + "/llmx-network.so"));
+  auto front = run_llmx_at(copy, {"mcp-server", "--nodes", "127.0.0.1:1"}, env);
+  CHECK(front.status.describe() == "exit code 1");
+  CHECK(contains(front.err, "cannot load llmx's network module"));
+}

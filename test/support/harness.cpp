@@ -635,6 +635,24 @@ static void record_exec_events(const std::vector<std::string>& args, const std::
   std::ofstream(path, std::ios::app) << out;
 }
 
+std::string llmx_binary() { return LLMX_BIN; }
+
+ExecResult run_llmx_at(const std::string& binary, const std::vector<std::string>& args, const EnvVars& env,
+                       Duration timeout) {
+  SpawnOptions o;
+  o.argv = {binary};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.unset_env = llmx_vars();
+  o.env = env;
+  ChildProcess p(std::move(o));
+  p.close_stdin();
+  ExecResult r;
+  r.status = p.wait(timeout);
+  r.out = p.read_all_stdout(std::chrono::milliseconds(1000));
+  r.err = p.read_all_stderr(std::chrono::milliseconds(1000));
+  return r;
+}
+
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout,
                     const std::string& cwd) {
   SpawnOptions o;

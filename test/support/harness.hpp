@@ -279,6 +279,11 @@ struct ExecResult {
 // Runs `llmx <args...>` to completion with stdin closed.
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout = kDefaultTimeout,
                     const std::string& cwd = {});
+// The same, with the llmx binary at `binary` (a copy somewhere else).
+ExecResult run_llmx_at(const std::string& binary, const std::vector<std::string>& args, const EnvVars& env,
+                       Duration timeout = kDefaultTimeout);
+// Where the llmx binary under test is.
+std::string llmx_binary();
 
 // `llmx exec --core-events <flags...> -- <prompt>` to completion: the result and its event lines.
 struct ExecJson {

@@ -38,11 +38,12 @@ int run_node(const NodeOptions& options) {
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);
-  http::preload_curl_async();
   TerminationSignals signals;  // before the actor system: its threads inherit the block
   caf::actor_system_config cfg;
   configure_system(cfg);
-  configure_network(cfg, tls);
+  configure_network(cfg, tls);  // throws when the network module cannot be loaded
+  // After that: a libcurl still loading on its thread while main() returns would crash the exit.
+  http::preload_curl_async();
   caf::actor_system sys{cfg};
   auto node = spawn_node(sys, spawn_mcp_hub(sys), spawn_model_registry(sys));
   // Published through the middleman's actor, with the interface the fronts check. SO_REUSEADDR:
