@@ -1,7 +1,6 @@
 // caf_network.hpp's functions for the llmx binary: they load llmx-network.so (next to the
-// binary, or where `cmake --install` put it) the first time a node is needed, and call its.
+// binary, or where `cmake --install` put it) the first time a node is needed, and call into it.
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <stdexcept>
