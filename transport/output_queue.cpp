@@ -34,9 +34,10 @@ void OutputQueue::consumed(size_t n) {
   if (offset_ == lines_.size()) {
     lines_.clear();
     offset_ = 0;
-  } else if (offset_ > (1u << 20) && !inside_line()) {
-    // Keep the unwritten tail only, so a backlog costs its own size; at a line boundary, so a
-    // reply still never lands inside a line.
+  } else if (offset_ > (1u << 20) && offset_ * 2 > lines_.size() && !inside_line()) {
+    // Keep the unwritten tail only, so a backlog costs at most twice its size; once the written
+    // part is the larger half, so each byte is moved about once (a 16 MiB backlog moved 15 MiB
+    // per MiB written); at a line boundary, so a reply still never lands inside a line.
     lines_.erase(0, offset_);
     offset_ = 0;
   }
