@@ -102,10 +102,14 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       last_sample = now;
     }
     while (now < end && open.size() < static_cast<size_t>(env.in_flight)) call(next++);
-    for (auto& [id, when] : open)
-      if (when <= now) {
-        llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{},"reason":"soak"}}}})", id));
-        when = steady_clock::time_point::max();
+    // A cancelled call gets no reply (DECISIONS P6): it is done when the cancel goes out.
+    for (auto it = open.begin(); it != open.end();)
+      if (it->second <= now) {
+        llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{},"reason":"soak"}}}})", it->first));
+        ++cancelled;
+        it = open.erase(it);
+      } else {
+        ++it;
       }
     auto line = llmx.read_line(milliseconds(200));
     if (!line) {
@@ -119,10 +123,8 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       if (!id) continue;
       auto it = open.find(static_cast<uint64_t>(*id));
       if (it == open.end()) continue;
-      const bool was_hang = prompt_of(it->first).starts_with("@mock:hang");
       open.erase(it);
       auto text = json::to_text(*json::get(o, "result"));
-      if (was_hang) ++cancelled;
       if (text.find(R"("isError":true)") == std::string::npos) ++ok; else ++failed;
       if (auto tid = text.find(R"("threadId":")"); tid != std::string::npos && threads.size() < static_cast<size_t>(env.conversations)) {
         auto start = tid + 12;
