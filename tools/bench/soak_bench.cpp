@@ -142,7 +142,8 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   // Every rollout must load (no bad lines), whatever its conversation went through.
   size_t files = 0, unreadable = 0;
   for (const auto& e : fs::recursive_directory_iterator(home / "sessions")) {
-    if (!e.is_regular_file() || e.path().extension() != ".jsonl") continue;
+    // Rollouts only: the listing's `.index.jsonl` beside them is not one.
+    if (!e.is_regular_file() || !e.path().filename().string().starts_with("rollout-")) continue;
     ++files;
     std::ifstream in(e.path(), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
