@@ -1,10 +1,11 @@
 #include "protocol/base/crypto.hpp"
 
-#include <dlfcn.h>
 #include <sys/random.h>
 
 #include <cerrno>
 #include <stdexcept>
+
+#include "protocol/base/runtime_library.hpp"
 
 namespace llmx::crypto {
 
@@ -20,25 +21,13 @@ struct Api {
                          unsigned char* md_out, unsigned int* md_len);
 };
 
-template <class F>
-void bind(void* lib, F& out, const char* name) {
-  void* sym = dlsym(lib, name);
-  if (!sym) throw std::runtime_error(std::string("libcrypto lacks ") + name);
-  out = reinterpret_cast<F>(sym);
-}
-
 Api load() {
-  void* lib = nullptr;
-  for (const char* name : {"libcrypto.so.3", "libcrypto.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib) break;
-  }
-  if (!lib) throw std::runtime_error(std::string("cannot load libcrypto (libssl3 package): ") + dlerror());
+  const RuntimeLibrary lib({"libcrypto.so.3", "libcrypto.so"}, "libcrypto", "libssl3");
   Api api{};
-  bind(lib, api.sha1, "EVP_sha1");
-  bind(lib, api.sha256, "EVP_sha256");
-  bind(lib, api.digest, "EVP_Digest");
-  bind(lib, api.hmac, "HMAC");
+  lib.bind(api.sha1, "EVP_sha1");
+  lib.bind(api.sha256, "EVP_sha256");
+  lib.bind(api.digest, "EVP_Digest");
+  lib.bind(api.hmac, "HMAC");
   return api;
 }
 

@@ -1,0 +1,33 @@
+// A shared library loaded at run time (dlopen) instead of linked, for what only some processes
+// use: linking it would make every process pay its relocations at start-up (libcurl, libcrypto).
+#pragma once
+
+#include <dlfcn.h>
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace llmx {
+
+class RuntimeLibrary {
+ public:
+  // The first of `files` that loads; throws std::runtime_error naming `name` and `package`.
+  // The library stays loaded for the life of the process.
+  RuntimeLibrary(std::initializer_list<const char*> files, std::string_view name, std::string_view package);
+
+  // `out` = the symbol `symbol`; throws std::runtime_error when the library lacks it.
+  template <class F>
+  void bind(F& out, const char* symbol) const {
+    void* sym = dlsym(handle_, symbol);
+    if (!sym) throw std::runtime_error(name_ + " lacks " + symbol);
+    out = reinterpret_cast<F>(sym);
+  }
+
+ private:
+  void* handle_ = nullptr;
+  std::string name_;
+};
+
+}  // namespace llmx
