@@ -4,11 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdint>
 #include <numeric>
 #include <optional>
 
+#include "protocol/base/crypto.hpp"
 #include "sandbox/apply_patch.hpp"
 #include "sandbox/apply_patch_util.hpp"
 
@@ -18,44 +17,6 @@ namespace {
 
 constexpr std::string_view kZeroOid = "0000000000000000000000000000000000000000";
 constexpr std::string_view kDevNull = "/dev/null";
-
-uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
-
-void sha1_block(std::array<uint32_t, 5>& h, const unsigned char* p) {
-  uint32_t w[80];
-  for (int i = 0; i < 16; ++i)
-    w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 |
-           uint32_t(p[4 * i + 3]);
-  for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-  for (int i = 0; i < 80; ++i) {
-    uint32_t f, k;
-    if (i < 20) {
-      f = (b & c) | (~b & d);
-      k = 0x5A827999;
-    } else if (i < 40) {
-      f = b ^ c ^ d;
-      k = 0x6ED9EBA1;
-    } else if (i < 60) {
-      f = (b & c) | (b & d) | (c & d);
-      k = 0x8F1BBCDC;
-    } else {
-      f = b ^ c ^ d;
-      k = 0xCA62C1D6;
-    }
-    uint32_t t = rotl(a, 5) + f + e + k + w[i];
-    e = d;
-    d = c;
-    c = rotl(b, 30);
-    b = a;
-    a = t;
-  }
-  h[0] += a;
-  h[1] += b;
-  h[2] += c;
-  h[3] += d;
-  h[4] += e;
-}
 
 std::optional<std::string> file_mode(const std::string& path) {
   struct stat st;
@@ -140,32 +101,11 @@ std::string display_path(const std::string& path) {
 
 }  // namespace
 
-std::string sha1_hex(std::string_view data) {
-  std::array<uint32_t, 5> h = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  size_t full = data.size() / 64 * 64;
-  for (size_t i = 0; i < full; i += 64)
-    sha1_block(h, reinterpret_cast<const unsigned char*>(data.data() + i));
-  // Padding: 0x80, zeros, then the bit length big-endian, in one or two final blocks.
-  unsigned char tail[128] = {};
-  size_t rest = data.size() - full;
-  std::copy(data.begin() + std::ptrdiff_t(full), data.end(), tail);
-  tail[rest] = 0x80;
-  size_t blocks = rest + 1 + 8 <= 64 ? 1 : 2;
-  uint64_t bits = uint64_t(data.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - i] = (unsigned char)(bits >> (8 * i));
-  for (size_t b = 0; b < blocks; ++b) sha1_block(h, tail + 64 * b);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (uint32_t v : h)
-    for (int s = 28; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 0xF]);
-  return out;
-}
-
 std::string git_blob_oid(std::string_view data) {
   std::string buf = "blob " + std::to_string(data.size());
   buf.push_back('\0');
   buf.append(data);
-  return sha1_hex(buf);
+  return crypto::sha1_hex(buf);
 }
 
 void TurnDiffTracker::on_patch_begin(const std::map<std::string, FileChange>& changes) {

@@ -11,8 +11,6 @@
 
 namespace llmx::patch {
 
-// Lower-case hex SHA-1 of `data`.
-std::string sha1_hex(std::string_view data);
 // Git blob id: sha1("blob <len>\0" + data).
 std::string git_blob_oid(std::string_view data);
 

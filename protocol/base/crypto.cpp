@@ -52,6 +52,10 @@ std::string sha1(std::string_view bytes) { return digest(bytes, api().sha1()); }
 
 std::string sha256(std::string_view bytes) { return digest(bytes, api().sha256()); }
 
+std::string sha1_hex(std::string_view bytes) { return hex(sha1(bytes)); }
+
+std::string sha256_hex(std::string_view bytes) { return hex(sha256(bytes)); }
+
 std::string hmac_sha256(std::string_view key, std::string_view bytes) {
   unsigned char out[kMaxDigest];
   unsigned int len = 0;

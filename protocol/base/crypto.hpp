@@ -15,8 +15,11 @@ std::string sha1(std::string_view bytes);
 std::string sha256(std::string_view bytes);
 std::string hmac_sha256(std::string_view key, std::string_view bytes);
 
-// Lower-case hex of raw bytes.
+// Lower-case hex of raw bytes, and of the two digests (content ids and versions on the wire,
+// git blob ids, long MCP tool names).
 std::string hex(std::string_view bytes);
+std::string sha1_hex(std::string_view bytes);
+std::string sha256_hex(std::string_view bytes);
 
 // `n` bytes from the kernel's CSPRNG (getrandom); throws std::runtime_error when it fails.
 void random_bytes(void* out, size_t n);

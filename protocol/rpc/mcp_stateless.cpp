@@ -1,6 +1,5 @@
 #include "protocol/rpc/mcp_stateless.hpp"
 
-#include "protocol/rpc/digest.hpp"
 
 #include <fmt/format.h>
 
@@ -164,7 +163,7 @@ std::optional<RequestState> RequestStateSeal::open(std::string_view token) const
 }
 
 std::string call_digest(std::string_view tool, std::string_view arguments_json) {
-  return rpc::sha256_hex(std::string(tool) + '\n' + std::string(arguments_json));
+  return crypto::sha256_hex(std::string(tool) + '\n' + std::string(arguments_json));
 }
 
 }  // namespace llmx::mcp

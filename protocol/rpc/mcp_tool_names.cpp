@@ -17,8 +17,6 @@ bool name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-std::string sha1_hex(std::string_view text) { return crypto::hex(crypto::sha1(text)); }
-
 bool listed(std::string_view tool, const std::vector<std::string>& names) {
   return std::find(names.begin(), names.end(), tool) != names.end();
 }
@@ -33,7 +31,7 @@ std::string qualified_tool_name(std::string_view server, std::string_view tool) 
   std::string name = fmt::format("mcp__{}__{}", server, tool);
   std::replace_if(name.begin(), name.end(), [](char c) { return !name_char(c); }, '_');
   if (name.size() <= kMaxName) return name;
-  return name.substr(0, kHashedPrefix) + sha1_hex(name);
+  return name.substr(0, kHashedPrefix) + crypto::sha1_hex(name);
 }
 
 bool tool_allowed(std::string_view tool, const std::optional<std::vector<std::string>>& enabled,

@@ -4,7 +4,7 @@
 
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/json_writer.hpp"
-#include "protocol/rpc/digest.hpp"
+#include "protocol/base/crypto.hpp"
 
 namespace llmx::v2 {
 
@@ -44,8 +44,8 @@ ConfigReadResult config_read(const ConfigLayersJson& layers, bool include_layers
   user_name.begin_object().field("type", "user").field("file", layers.user_file).end_object();
   const std::string user_source = user_name.take();
   const std::string flags_source = R"({"type":"sessionFlags"})";
-  const std::string user_version = "sha256:" + rpc::sha256_hex(layers.user);
-  const std::string flags_version = "sha256:" + rpc::sha256_hex(layers.flags);
+  const std::string user_version = "sha256:" + crypto::sha256_hex(layers.user);
+  const std::string flags_version = "sha256:" + crypto::sha256_hex(layers.flags);
   auto meta = [](const std::string& name, const std::string& version) {
     json::Writer w;
     w.begin_object().key("name").raw(name).field("version", version).end_object();
