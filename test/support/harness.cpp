@@ -638,12 +638,13 @@ static void record_exec_events(const std::vector<std::string>& args, const std::
 std::string llmx_binary() { return LLMX_BIN; }
 
 ExecResult run_llmx_at(const std::string& binary, const std::vector<std::string>& args, const EnvVars& env,
-                       Duration timeout) {
+                       Duration timeout, const std::string& cwd) {
   SpawnOptions o;
   o.argv = {binary};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.unset_env = llmx_vars();
   o.env = env;
+  o.cwd = cwd;
   ChildProcess p(std::move(o));
   p.close_stdin();
   ExecResult r;
@@ -655,18 +656,7 @@ ExecResult run_llmx_at(const std::string& binary, const std::vector<std::string>
 
 ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Duration timeout,
                     const std::string& cwd) {
-  SpawnOptions o;
-  o.argv = {LLMX_BIN};
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.unset_env = llmx_vars();
-  o.env = env;
-  o.cwd = cwd;
-  ChildProcess p(std::move(o));
-  p.close_stdin();
-  ExecResult r;
-  r.status = p.wait(timeout);
-  r.out = p.read_all_stdout(std::chrono::milliseconds(1000));
-  r.err = p.read_all_stderr(std::chrono::milliseconds(1000));
+  auto r = run_llmx_at(LLMX_BIN, args, env, timeout, cwd);
   record_exec_events(args, r.out);
   return r;
 }

@@ -281,7 +281,7 @@ ExecResult run_llmx(const std::vector<std::string>& args, const EnvVars& env, Du
                     const std::string& cwd = {});
 // The same, with the llmx binary at `binary` (a copy somewhere else).
 ExecResult run_llmx_at(const std::string& binary, const std::vector<std::string>& args, const EnvVars& env,
-                       Duration timeout = kDefaultTimeout);
+                       Duration timeout = kDefaultTimeout, const std::string& cwd = {});
 // Where the llmx binary under test is.
 std::string llmx_binary();
 
