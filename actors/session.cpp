@@ -19,6 +19,12 @@ using namespace session_detail;
 
 namespace {
 
+// Whether anything waits on the conversation that conversation_ended (below) must answer.
+bool owes_answer(const SessionState& st, const std::string& conversation_id) {
+  return st.tool_calls.running(conversation_id) || st.interrupt_waiters.count(conversation_id) ||
+         st.acp_sessions.count(conversation_id);
+}
+
 void finish(session_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
@@ -37,12 +43,11 @@ void finish(session_ptr self) {
       self->send(conv, release_atom::value, caf::actor_cast<event_sink_actor>(self));
     return close_writer();
   }
-  // The conversations end with the engine. The session still hears of those it owes an answer
-  // for (a call's result, an interrupt, an ACP prompt); 100,000 idle ones would otherwise send
-  // as many down messages to an actor that only forgets them.
+  // The conversations end with the engine. The session still hears of those it owes an answer;
+  // 100,000 idle ones would otherwise send as many down messages to an actor that only forgets
+  // them (a third of the exit).
   for (const auto& [id, conv] : st.conversations)
-    if (!st.tool_calls.running(id) && !st.interrupt_waiters.count(id) && !st.acp_sessions.count(id))
-      self->demonitor(conv.address());
+    if (!owes_answer(st, id)) self->demonitor(conv.address());
   self->request(st.manager, std::chrono::seconds(10), shutdown_atom::value)
       .then([=](bool) { close_writer(); }, [=](caf::error&) { close_writer(); });
 }
@@ -204,9 +209,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
     if (auto it = ids.find(dm.source); it != ids.end()) {
       auto id = it->second;
       conversation_ended(self, id);
-      // Once the session is finishing nobody asks after a conversation again: its entries stay
-      // (100,000 of them shut down at once spent a tenth of the exit here).
-      if (!self->state.finished) forget_conversation(self, id, "has ended");
+      forget_conversation(self, id, "has ended");
     }
   });
   return {
