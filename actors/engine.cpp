@@ -16,6 +16,10 @@ void configure_system(caf::actor_system_config& cfg) {
   size_t threads = std::max(2u, std::thread::hardware_concurrency());
   if (const char* v = std::getenv("LLMX_THREADS"); v && std::atoi(v) > 0) threads = static_cast<size_t>(std::atoi(v));
   cfg.set("scheduler.max-threads", threads);
+  // An idle worker spins briefly, then sleeps on its condition variable until work arrives. CAF's
+  // default adds 500 polls 50 µs apart in between: each one a nanosleep and two context switches,
+  // a fifth of the server's CPU while it streams (issue 18, point 4).
+  cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
 }
 
 void configure_network(caf::actor_system_config& cfg, const TlsFiles& tls) { network::configure(cfg, tls); }

@@ -1,5 +1,7 @@
 #include "protocol/model/responses_stream.hpp"
+#include "protocol/model/retry_policy.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <regex>
 
@@ -48,9 +50,11 @@ std::optional<int64_t> try_again_delay_ms(std::string_view message) {
   static const std::regex re(R"(try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|seconds?)\b)", std::regex::icase);
   std::cmatch m;
   if (!std::regex_search(message.data(), message.data() + message.size(), m, re)) return std::nullopt;
-  double v = std::stod(m[1].str());
+  // A provider's number of any length: capped like a Retry-After header (found by fuzz_responses_stream).
+  double v = 0;
+  if (std::from_chars(m[1].first, m[1].second, v).ec == std::errc::result_out_of_range) v = retry::kMaxRetryAfterMs;
   bool ms = m[2].length() == 2 && (m[2].str()[0] == 'm' || m[2].str()[0] == 'M');
-  return static_cast<int64_t>(std::ceil(ms ? v : v * 1000));
+  return static_cast<int64_t>(std::ceil(std::min<double>(ms ? v : v * 1000, retry::kMaxRetryAfterMs)));
 }
 
 std::optional<ResponseItem> response_item_from_json(json::Object item) {

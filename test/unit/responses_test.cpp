@@ -9,6 +9,7 @@
 #include "protocol/model/chat_request.hpp"
 #include "protocol/model/responses_request.hpp"
 #include "protocol/model/responses_stream.hpp"
+#include "protocol/model/retry_policy.hpp"
 #include "transport/model_stream_reader.hpp"
 
 using namespace llmx;
@@ -159,6 +160,9 @@ TEST_CASE("responses stream: try-again delays in every unit") {
   CHECK(try_again_delay_ms("try again in 3 seconds") == std::optional<int64_t>(3000));
   CHECK(try_again_delay_ms("Try Again In 2s") == std::optional<int64_t>(2000));
   CHECK_FALSE(try_again_delay_ms("try later"));
+  // However long the number, the wait is capped like a Retry-After header's.
+  CHECK(try_again_delay_ms("try again in 0999999999999999999999920ms") == std::optional<int64_t>(retry::kMaxRetryAfterMs));
+  CHECK(try_again_delay_ms("try again in " + std::string(400, '9') + " s") == std::optional<int64_t>(retry::kMaxRetryAfterMs));
 }
 
 TEST_CASE("responses stream through the reader: SSE with event lines, split at every byte") {

@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
     auto warm = s.call(fmt::format("warm @mock:long deltas={}", deltas));
     s.wait_for({warm}, seconds(60));
     double cpu0 = s.child().cpu_seconds();
+    long switches0 = s.child().context_switches();
     const int turns = 10;
     size_t notes = 0;
     for (int i = 0; i < turns; ++i) {
@@ -186,8 +187,11 @@ int main(int argc, char** argv) {
       notes += s.wait_for({id}, seconds(60)).notifications;
     }
     double cpu = s.child().cpu_seconds() - cpu0;
-    row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas, {} notifications) | {:.2f} µs |", turns,
-                    deltas, notes, cpu * 1e6 / (turns * deltas)));
+    long switches = s.child().context_switches() - switches0;
+    row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas, {} notifications) | {:.2f} µs "
+                    "({:.2f} context switches per delta) |",
+                    turns, deltas, notes, cpu * 1e6 / (turns * deltas),
+                    static_cast<double>(switches) / (turns * deltas)));
   }
 
   // 5. the app server: v2 threads and turns (app_bench.cpp)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -115,6 +116,19 @@ long Child::peak_rss_kib() const {
   while (std::getline(f, line))
     if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
   return 0;
+}
+
+long Child::context_switches() const {
+  long sum = 0;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+    std::ifstream f(task.path() / "status");
+    std::string line;
+    while (std::getline(f, line))
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0 || line.rfind("nonvoluntary_ctxt_switches:", 0) == 0)
+        sum += std::stol(line.substr(line.find(':') + 1));
+  }
+  return sum;
 }
 
 }  // namespace llmx::bench

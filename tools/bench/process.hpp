@@ -27,6 +27,9 @@ class Child {
   // utime+stime in seconds, and VmHWM (peak RSS) in KiB, read from /proc.
   double cpu_seconds() const;
   long peak_rss_kib() const;
+  // Context switches (voluntary + involuntary) summed over the child's live threads: each one is a
+  // thread handing work to another, the cost batching exists to avoid.
+  long context_switches() const;
 
  private:
   pid_t pid_ = -1;
