@@ -67,7 +67,9 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
   if (!step) return false;
   const auto& call = *step->call;
   if (step->forward) {
-    add_line(lines, st.rpc.notification("llmx/event", mcp::event_params(call.request_id, ev)));
+    next_line(lines);
+    st.rpc.notification(lines, "llmx/event",
+                        [&](json::Writer& w) { mcp::write_event_params(w, call.request_id, ev); });
     if (step->progress)
       add_line(lines, st.rpc.notification("notifications/progress",
                                           mcp::progress_params(*call.progress_token, call.progress.progress(),
@@ -328,8 +330,12 @@ void ask_approval(session_ptr self, const conversation_actor& conv, const Approv
   add_line(lines, st.rpc.request(id, ask.method, ask.params));
 }
 
-void add_line(std::string& lines, std::string_view line) {
+void next_line(std::string& lines) {
   if (!lines.empty()) lines.push_back('\n');
+}
+
+void add_line(std::string& lines, std::string_view line) {
+  next_line(lines);
   lines.append(line);
 }
 

@@ -177,6 +177,8 @@ void ask_approval(session_ptr self, const conversation_actor& conv, const Approv
 
 // Appends one line to a batch of lines written together.
 void add_line(std::string& lines, std::string_view line);
+// Starts a line written in place after the ones in `lines`.
+void next_line(std::string& lines);
 
 // Subscribes this session to a conversation (the conversation ignores a second subscription
 // from the same sink, DECISIONS P7).

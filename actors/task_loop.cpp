@@ -32,6 +32,7 @@ size_t count_images(const std::vector<UserInput>& input) {
 }  // namespace
 
 void TaskLoop::emit_all(Steps& out, std::vector<EventMsg>& msgs) {
+  out.reserve(out.size() + msgs.size());
   for (auto& m : msgs) emit(out, std::move(m));
   msgs.clear();
 }
@@ -135,6 +136,7 @@ void TaskLoop::finish_compaction(Steps& out) {
 void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out) {
   if (done_ || seq != seq_) return;
   std::vector<EventMsg> msgs;
+  msgs.reserve(2 * events.size());  // a text delta shows as two events
   if (compact_logic_) {
     compact_logic_->on_model_events(events, msgs);  // not the turn's answer: not shown
     if (compact_logic_->response_complete()) finish_compaction(out);

@@ -86,6 +86,7 @@ void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskL
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   auto& st = self->state;
+  st.outbox.reserve(st.outbox.size() + steps.size());  // one allocation per batch, not log2(deltas)
   for (auto& step : steps) {
     if (auto* e = std::get_if<TaskLoop::Emit>(&step)) {
       st.outbox.push_back(Event{st.sub_id, std::move(e->msg)});

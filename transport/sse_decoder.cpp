@@ -1,5 +1,7 @@
 #include "transport/sse_decoder.hpp"
 
+#include <cstring>
+
 namespace llmx::sse {
 
 bool Decoder::feed(std::string_view bytes, const std::function<void(Event&&)>& on_event) {
@@ -14,9 +16,13 @@ bool Decoder::feed(std::string_view bytes, const std::function<void(Event&&)>& o
         continue;
       }
     }
-    // Find the next line terminator from i.
-    size_t j = i;
-    while (j < bytes.size() && bytes[j] != '\n' && bytes[j] != '\r') ++j;
+    // The next line terminator from i: memchr for '\n', then for a '\r' before it (both vectorised).
+    const char* from = bytes.data() + i;
+    const char* end = bytes.data() + bytes.size();
+    const char* nl = static_cast<const char*>(std::memchr(from, '\n', static_cast<size_t>(end - from)));
+    if (!nl) nl = end;
+    const char* cr = static_cast<const char*>(std::memchr(from, '\r', static_cast<size_t>(nl - from)));
+    size_t j = static_cast<size_t>((cr ? cr : nl) - bytes.data());
     if (j == bytes.size()) {
       line_.append(bytes.substr(i));
       if (line_.size() + current_.data.size() > max_event_bytes_) {
@@ -75,10 +81,11 @@ void Decoder::process_line(std::string_view line, const std::function<void(Event
 }
 
 void Decoder::dispatch(const std::function<void(Event&&)>& on_event) {
-  Event ev = std::move(current_);
-  current_ = Event{};
   has_data_ = false;
-  on_event(std::move(ev));
+  on_event(std::move(current_));
+  // A handler that only looked leaves the buffers to the next event: no allocation per event.
+  current_.event.clear();
+  current_.data.clear();
 }
 
 }  // namespace llmx::sse

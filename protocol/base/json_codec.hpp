@@ -31,16 +31,16 @@ void write_fields(Writer& w, const T& x) {
     using M = std::decay_t<decltype(m)>;
     if constexpr (is_optional<M>::value) {
       if (!m) return;
-      w.key(name);
+      w.plain_key(name);
       write_value(w, *m);
     } else if constexpr (is_nullable<M>::value) {
-      w.key(name);
+      w.plain_key(name);
       if (m)
         write_value(w, *m);
       else
         w.null();
     } else {
-      w.key(name);
+      w.plain_key(name);
       write_value(w, m);
     }
   });
@@ -85,7 +85,7 @@ void write_value(Writer& w, const T& x) {
         [&w](const auto& alt) {
           using A = std::decay_t<decltype(alt)>;
           w.begin_object();
-          w.key(A::kind);
+          w.plain_key(A::kind);
           w.begin_object();
           write_fields(w, alt);
           w.end_object();
@@ -97,7 +97,7 @@ void write_value(Writer& w, const T& x) {
         [&w](const auto& alt) {
           using A = std::decay_t<decltype(alt)>;
           w.begin_object();
-          w.field("type", A::kind);
+          w.plain_key("type").string(A::kind);
           write_fields(w, alt);
           w.end_object();
         },

@@ -1,5 +1,6 @@
 #include "protocol/base/json_writer.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -38,32 +39,58 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 }  // namespace
 
+namespace {
+// How many leading bytes of `s` are printable ASCII other than '"' and '\\': what a JSON string
+// holds as is, so the common key or short text is copied in one piece.
+size_t plain_prefix(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t ctrl = (w - ones * 0x20) & ~w;  // bytes < 0x20 (or >= 0x80)
+    uint64_t quote = ((w ^ (ones * '"')) - ones) & ~(w ^ (ones * '"'));
+    uint64_t slash = ((w ^ (ones * '\\')) - ones) & ~(w ^ (ones * '\\'));
+    if (((ctrl | quote | slash | w) & highs) != 0) break;
+  }
+  for (; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+  }
+  return i;
+}
+}  // namespace
+
 void append_escaped(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
+  size_t i = plain_prefix(s);
+  if (i == s.size()) {  // nothing to escape or check: one copy
+    if (s.size() <= 62) {  // most keys and short values: one append from the stack
+      char quoted[64];
+      quoted[0] = '"';
+      std::memcpy(quoted + 1, s.data(), s.size());
+      quoted[s.size() + 1] = '"';
+      out.append(quoted, s.size() + 2);
+      return;
+    }
+    const size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = out.data() + at;
+    p[0] = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return;
+  }
+  out.reserve(out.size() + s.size() + 8);
   out.push_back('"');
-  size_t i = 0;
   size_t run = 0;  // start of the pending run of bytes that need no escaping
   auto flush = [&](size_t end) {
     out.append(s.data() + run, end - run);
   };
   while (i < s.size()) {
-    // Fast path: skip 8 plain ASCII bytes at a time (no control char, quote, backslash, high bit).
-    while (i + 8 <= s.size()) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-      uint64_t ctrl = (w - ones * 0x20) & ~w;                 // bytes < 0x20 (or >= 0x80)
-      uint64_t quote = ((w ^ (ones * '"')) - ones) & ~(w ^ (ones * '"'));
-      uint64_t slash = ((w ^ (ones * '\\')) - ones) & ~(w ^ (ones * '\\'));
-      if (((ctrl | quote | slash) & highs) != 0 || (w & highs) != 0) break;
-      i += 8;
-    }
+    i += plain_prefix(s.substr(i));
     if (i >= s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       size_t len = utf8_sequence_length(s, i);
       if (len > 0) {
@@ -114,99 +141,142 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
+Writer& Writer::operator=(Writer&& other) noexcept {
+  const bool owned = other.out_ == &other.own_;
+  own_ = std::move(other.own_);
+  out_ = owned ? &own_ : other.out_;
+  first_ = other.first_;
+  depth_ = other.depth_;
+  deep_ = std::move(other.deep_);
+  after_key_ = other.after_key_;
+  other.out_ = &other.own_;
+  other.depth_ = 0;
+  return *this;
+}
+
 void Writer::separate() {
   if (after_key_) {
     after_key_ = false;
     return;
   }
-  if (!first_.empty()) {
-    if (first_.back())
-      first_.back() = false;
-    else
-      out_.push_back(',');
+  if (depth_ == 0) return;
+  if (first_ & 1)
+    first_ &= ~uint64_t{1};
+  else
+    out_->push_back(',');
+}
+
+void Writer::open(char bracket) {
+  separate();
+  out_->push_back(bracket);
+  if (depth_ > 0 && depth_ % 64 == 0) {  // the 64 bits are full: keep them aside
+    deep_.push_back(first_);
+    first_ = 0;
+  }
+  first_ = (first_ << 1) | 1;
+  ++depth_;
+}
+
+void Writer::close(char bracket) {
+  out_->push_back(bracket);
+  --depth_;
+  first_ >>= 1;
+  if (depth_ > 0 && depth_ % 64 == 0) {
+    first_ = deep_.back();
+    deep_.pop_back();
   }
 }
 
 Writer& Writer::begin_object() {
-  separate();
-  out_.push_back('{');
-  first_.push_back(true);
+  open('{');
   return *this;
 }
 
 Writer& Writer::end_object() {
-  out_.push_back('}');
-  first_.pop_back();
+  close('}');
   return *this;
 }
 
 Writer& Writer::begin_array() {
-  separate();
-  out_.push_back('[');
-  first_.push_back(true);
+  open('[');
   return *this;
 }
 
 Writer& Writer::end_array() {
-  out_.push_back(']');
-  first_.pop_back();
+  close(']');
   return *this;
 }
 
 Writer& Writer::key(std::string_view k) {
   separate();
-  append_escaped(out_, k);
-  out_.push_back(':');
+  append_escaped(*out_, k);
+  out_->push_back(':');
+  after_key_ = true;
+  return *this;
+}
+
+Writer& Writer::plain_key(std::string_view k) {
+  assert(plain_prefix(k) == k.size());
+  if (k.size() > 61) return key(k);
+  separate();
+  char quoted[64];
+  quoted[0] = '"';
+  std::memcpy(quoted + 1, k.data(), k.size());
+  quoted[k.size() + 1] = '"';
+  quoted[k.size() + 2] = ':';
+  out_->append(quoted, k.size() + 3);
   after_key_ = true;
   return *this;
 }
 
 Writer& Writer::string(std::string_view s) {
   separate();
-  append_escaped(out_, s);
+  append_escaped(*out_, s);
   return *this;
 }
 
 Writer& Writer::number(int64_t v) {
   separate();
-  fmt::format_to(std::back_inserter(out_), "{}", v);
+  const fmt::format_int digits(v);
+  out_->append(digits.data(), digits.size());
   return *this;
 }
 
 Writer& Writer::number(uint64_t v) {
   separate();
-  fmt::format_to(std::back_inserter(out_), "{}", v);
+  const fmt::format_int digits(v);
+  out_->append(digits.data(), digits.size());
   return *this;
 }
 
 Writer& Writer::number(double v) {
   separate();
   if (!std::isfinite(v)) {
-    out_.append("null");
+    out_->append("null");
     return *this;
   }
   // Shortest representation that round-trips; integral doubles keep a ".0" so they stay floats.
-  auto start = out_.size();
-  fmt::format_to(std::back_inserter(out_), "{}", v);
-  if (out_.find_first_of(".eE", start) == std::string::npos) out_.append(".0");
+  auto start = out_->size();
+  fmt::format_to(std::back_inserter(*out_), "{}", v);
+  if (out_->find_first_of(".eE", start) == std::string::npos) out_->append(".0");
   return *this;
 }
 
 Writer& Writer::boolean(bool v) {
   separate();
-  out_.append(v ? "true" : "false");
+  out_->append(v ? "true" : "false");
   return *this;
 }
 
 Writer& Writer::null() {
   separate();
-  out_.append("null");
+  out_->append("null");
   return *this;
 }
 
 Writer& Writer::raw(std::string_view json) {
   separate();
-  out_.append(json);
+  out_->append(json);
   return *this;
 }
 

@@ -19,8 +19,14 @@ std::string sanitize_utf8(std::string_view s);
 
 class Writer {
  public:
-  Writer() { out_.reserve(256); }
-  explicit Writer(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+  Writer() { own_.reserve(256); }
+  // Appends to `target` (which must outlive the writer) instead of a buffer of its own: a batch of
+  // lines is written in place, with no copy per line.
+  explicit Writer(std::string& target) : out_(&target) {}
+  Writer(Writer&& other) noexcept { *this = std::move(other); }
+  Writer& operator=(Writer&& other) noexcept;
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
 
   Writer& begin_object();
   Writer& end_object();
@@ -28,6 +34,9 @@ class Writer {
   Writer& end_array();
   // Writes an object key; the next call writes its value.
   Writer& key(std::string_view k);
+  // A key the code spells (a struct's field name, a union's tag): printable ASCII without quotes
+  // or backslashes, written as is, without the scan `key` makes.
+  Writer& plain_key(std::string_view k);
 
   Writer& string(std::string_view s);
   Writer& number(int64_t v);
@@ -49,19 +58,28 @@ class Writer {
   Writer& field(std::string_view k, double v) { return key(k).number(v); }
   Writer& field(std::string_view k, bool v) { return key(k).boolean(v); }
 
-  const std::string& str() const { return out_; }
-  std::string take() { return std::move(out_); }
+  const std::string& str() const { return *out_; }
+  std::string take() { return std::move(*out_); }
   void clear() {
-    out_.clear();
-    first_.clear();
+    out_->clear();
+    depth_ = 0;
+    first_ = 0;
+    deep_.clear();
     after_key_ = false;
   }
 
  private:
   void separate();
+  void open(char bracket);
+  void close(char bracket);
 
-  std::string out_;
-  std::vector<bool> first_;  // one entry per open container: nothing written in it yet
+  std::string own_;
+  std::string* out_ = &own_;
+  // One bit per open container, innermost lowest: nothing written in it yet. Containers nested
+  // deeper than 64 keep the outer bits in deep_.
+  uint64_t first_ = 0;
+  uint32_t depth_ = 0;
+  std::vector<uint64_t> deep_;
   bool after_key_ = false;
 };
 

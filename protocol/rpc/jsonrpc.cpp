@@ -98,16 +98,9 @@ Incoming classify(json::Element root, const std::optional<std::string>& raw_id) 
                  "with `result` or `error` (response)");
 }
 
-namespace {
-void open(json::Writer& w, bool with_jsonrpc) {
-  w.begin_object();
-  if (with_jsonrpc) w.field("jsonrpc", "2.0");
-}
-}  // namespace
-
 std::string Encoder::result(const Id& id, std::string_view result_json) const {
   json::Writer w;
-  open(w, with_jsonrpc);
+  open(w);
   w.key("id").raw(id.json);
   w.key("result").raw(result_json);
   w.end_object();
@@ -117,7 +110,7 @@ std::string Encoder::result(const Id& id, std::string_view result_json) const {
 std::string Encoder::error(const Id& id, int code, std::string_view message,
                            std::optional<std::string_view> data) const {
   json::Writer w;
-  open(w, with_jsonrpc);
+  open(w);
   w.key("id").raw(id.json);
   w.key("error").begin_object().field("code", int64_t{code}).field("message", message);
   if (data) w.key("data").raw(*data);
@@ -129,7 +122,7 @@ std::string Encoder::error(const Id& id, int code, std::string_view message,
 std::string Encoder::notification(std::string_view method,
                                   std::optional<std::string_view> params_json) const {
   json::Writer w;
-  open(w, with_jsonrpc);
+  open(w);
   w.field("method", method);
   if (params_json) w.key("params").raw(*params_json);
   w.end_object();
@@ -138,7 +131,7 @@ std::string Encoder::notification(std::string_view method,
 
 std::string Encoder::request(const Id& id, std::string_view method, std::string_view params_json) const {
   json::Writer w;
-  open(w, with_jsonrpc);
+  open(w);
   w.key("id").raw(id.json);
   w.field("method", method);
   w.key("params").raw(params_json);

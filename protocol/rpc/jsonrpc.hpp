@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "protocol/base/json_reader.hpp"
+#include "protocol/base/json_writer.hpp"
 
 namespace llmx::rpc {
 
@@ -57,6 +58,22 @@ struct Encoder {
   std::string error(const Id& id, int code, std::string_view message,
                     std::optional<std::string_view> data = std::nullopt) const;
   std::string notification(std::string_view method, std::optional<std::string_view> params_json) const;
+  // Appends a notification to `out` in place; `params(w)` writes its params value. For the hot
+  // path of streamed events: no buffer per line, no copy of the params.
+  template <class Params>
+  void notification(std::string& out, std::string_view method, Params&& params) const {
+    json::Writer w(out);
+    open(w);
+    w.plain_key("method").string(method);
+    w.plain_key("params");
+    params(w);
+    w.end_object();
+  }
+  // Opens a message object: `{` and the "jsonrpc" member when this wire has it.
+  void open(json::Writer& w) const {
+    w.begin_object();
+    if (with_jsonrpc) w.plain_key("jsonrpc").raw(R"("2.0")");
+  }
   std::string request(const Id& id, std::string_view method, std::string_view params_json) const;
 };
 

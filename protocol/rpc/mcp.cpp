@@ -208,15 +208,19 @@ void related_task(json::Writer& w, const std::string& task_id) {
 
 std::string event_params(const rpc::Id& request_id, const Event& ev, const std::string& task_id) {
   json::Writer w;
+  write_event_params(w, request_id, ev, task_id);
+  return w.take();
+}
+
+void write_event_params(json::Writer& w, const rpc::Id& request_id, const Event& ev, const std::string& task_id) {
   w.begin_object();
-  w.key("_meta").begin_object().key("requestId").raw(request_id.json);
+  w.plain_key("_meta").begin_object().plain_key("requestId").raw(request_id.json);
   related_task(w, task_id);
   w.end_object();
-  w.field("id", ev.id);
-  w.key("msg");
+  w.plain_key("id").string(ev.id);
+  w.plain_key("msg");
   json::write_value(w, ev.msg);
   w.end_object();
-  return w.take();
 }
 
 std::string progress_params(const RawJson& token, uint64_t progress, const std::string& message,

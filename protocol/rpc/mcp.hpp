@@ -121,6 +121,7 @@ struct ReplyToolArgs {
 // `{"_meta":{"requestId":<id>},"id":...,"msg":...}` for the `llmx/event` notification.
 // `task_id`: the task the call runs as (related-task `_meta`, 2025-11-25).
 std::string event_params(const rpc::Id& request_id, const Event& ev, const std::string& task_id = {});
+void write_event_params(json::Writer& w, const rpc::Id& request_id, const Event& ev, const std::string& task_id = {});
 
 // `notifications/cancelled` params: the request the client gave up on.
 struct CancelledParams { RawJson requestId; LLMX_FIELDS(v("requestId", s.requestId)) };

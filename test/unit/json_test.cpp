@@ -60,6 +60,46 @@ TEST_CASE("writer handles nesting and commas") {
   CHECK(w.str() == R"({"a":1,"b":[1,"x",null,{}],"c":true,"d":1.5})");
 }
 
+TEST_CASE("writer keeps commas right in containers nested deeper than 64") {
+  for (int depth : {1, 63, 64, 65, 130}) {
+    json::Writer w;
+    w.begin_array();
+    std::string want = "[";
+    for (int i = 0; i < depth; ++i) {
+      w.begin_array().number(i);
+      want += "[" + std::to_string(i) + ",";
+    }
+    w.number(-1);
+    want += "-1";
+    for (int i = depth - 1; i >= 0; --i) {
+      w.end_array().number(i);
+      want += "]," + std::to_string(i);
+    }
+    w.end_array();
+    want += "]";
+    CAPTURE(depth);
+    CHECK(w.str() == want);
+    json::Parser p;
+    CHECK_NOTHROW(p.parse(w.str()));
+  }
+}
+
+TEST_CASE("a writer with a target appends to it in place, and moves keep its target") {
+  std::string lines = "first";
+  {
+    json::Writer w(lines);
+    w.begin_object().field("a", 1).end_object();
+    json::Writer moved = std::move(w);
+    moved.begin_array().end_array();
+  }
+  CHECK(lines == R"(first{"a":1}[])");
+  json::Writer own;
+  own.begin_object().field("b", "x").end_object();
+  json::Writer moved = std::move(own);
+  moved.string("y");
+  CHECK(moved.str() == R"({"b":"x"}"y")");
+}
+
 TEST_CASE("doubles keep a fraction and non-finite values become null") {
   json::Writer w;
   w.begin_array().number(2.0).number(0.1).number(1e300 * 1e300).end_array();
