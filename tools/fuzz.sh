@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of test/fuzz, built in the sanitized tree (tools/build.sh --sanitize).
 #   tools/fuzz.sh                  every target for $LLMX_FUZZ_SECONDS (20) each, via ctest
-#   tools/fuzz.sh TARGET SECONDS   one target for a long run: its corpus grows in
+#   tools/fuzz.sh TARGET SECONDS   one target for a long run (LLMX_FUZZ_TIMEOUT: seconds before an input
+#                                  counts as hung, 25; raise it when the machine is shared): its corpus grows in
 #                                  build-san/fuzz-corpus/TARGET, crashes go to build-san/fuzz-crashes/TARGET/
 # (tools/test.sh runs them too, after the unit and integration suites on the same tree.)
 set -euo pipefail
@@ -26,5 +27,5 @@ tools/build.sh --sanitize "$target"
 corpus=$build/fuzz-corpus/$target
 mkdir -p "$corpus" "$build/fuzz-crashes/$target"
 cp -n test/fuzz/corpus/"$target"/* "$corpus"/  # the seeds join what earlier runs found
-exec "$build/test/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 \
+exec "$build/test/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${LLMX_FUZZ_TIMEOUT:-25}" \
   -artifact_prefix="$build/fuzz-crashes/$target/" "$corpus"

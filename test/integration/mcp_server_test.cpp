@@ -283,6 +283,23 @@ TEST_CASE("mcp: llmx-reply continues the conversation with its history") {
   CHECK(reqs.text("/requests/0").find("second question") == std::string::npos);
 }
 
+TEST_CASE("mcp: a second llmx-reply into a conversation whose call still runs is refused and the first is answered") {
+  InitializedMcp f;
+  auto r1 = f.mcp.wait_for_response(f.mcp.call_llmx("@mock:echo first"));
+  const std::string thread = r1.str("/result/structuredContent/threadId");
+  auto slow = f.mcp.call_reply(thread, "@mock:slow delay_ms=200 deltas=3");
+  auto intruder = f.mcp.wait_for_response(f.mcp.call_reply(thread, "@mock:echo intruder"));
+  CHECK(result_is_error(intruder));
+  CHECK(result_text(intruder).find("already running a turn") != std::string::npos);
+  auto first = f.mcp.wait_for_response(slow);  // before the fix it never came
+  REQUIRE_FALSE(result_is_error(first));
+  CHECK(first.str("/result/structuredContent/threadId") == thread);
+  // Once it is over, the conversation takes the next call.
+  auto next = f.mcp.wait_for_response(f.mcp.call_reply(thread, "@mock:echo next"));
+  REQUIRE_FALSE(result_is_error(next));
+  CHECK(result_text(next) == "echo: next");
+}
+
 TEST_CASE("mcp: llmx-reply with an unknown conversation id is an error result") {
   InitializedMcp f;
   const std::string unknown = "0199a7c2-3f1e-7b9a-9c7d-1d2e3f4a5b6c";

@@ -55,6 +55,8 @@ std::string prompt_of(uint64_t n) {
   }
 }
 
+constexpr int kCompactTokens = 8000;
+
 }  // namespace
 
 void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& row) {
@@ -64,7 +66,10 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   std::ofstream(home / "config.toml") << fmt::format("[mcp_servers.fake]\ncommand = \"{}\"\nargs = [\"{}\", \"ok\", \"soak\"]\n",
                                                      env.node, env.fake_server);
   Child llmx({env.llmx, "mcp-server", "-c", "model_providers.litellm.request_max_retries=2", "-c",
-              "model_providers.litellm.stream_max_retries=2", "-c", "model_providers.litellm.stream_idle_timeout_ms=5000"},
+              "model_providers.litellm.stream_max_retries=2", "-c", "model_providers.litellm.stream_idle_timeout_ms=5000",
+              // A long-lived server compacts its conversations: without it, the live state (1,000
+              // histories growing all hour) is what the RSS would show, not a leak.
+              "-c", fmt::format("model_auto_compact_token_limit={}", kCompactTokens)},
              {{"LLMX_HOME", home.string()}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
   llmx.write_line(
       R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"soak","version":"1"}}})");
@@ -134,6 +139,10 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     } catch (const std::exception&) {
     }
   }
+  // Calls never answered (there should be none): their kinds, to find what lost them.
+  std::string unanswered;
+  for (const auto& [id, cancel_at] : open) unanswered += fmt::format("{}{} ({})", unanswered.empty() ? "" : ", ", id, prompt_of(id));
+  if (!unanswered.empty()) fmt::print(stderr, "soak: unanswered calls: {}\n", unanswered);
   const double cpu = llmx.cpu_seconds();
   llmx.close_stdin();
   const int code = llmx.wait(seconds(120));
@@ -160,13 +169,17 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   auto rss = [](const Sample& s) { return s.rss_kib; };
   auto fds = [](const Sample& s) { return s.fds; };
   const size_t n = samples.size();
+  std::string trace;  // RSS at each tenth of the run, to see a trend rather than two points
+  for (size_t k = 1; k <= 10 && n > 0; ++k)
+    trace += fmt::format("{}{:.0f}", trace.empty() ? "" : " ", samples[std::min(n - 1, k * n / 10)].rss_kib / 1024.0);
   row(fmt::format("| soak: {:.0f} min of mixed load on one mcp-server ({} conversations, {} at once: commands, patches, "
                   "interrupts, cuts, 429s, 5xx, hangs, MCP tool calls) | {} calls ({} answered, {} with an error result, {} "
-                  "interrupted); RSS after warm-up {:.0f} MB, at the end {:.0f} MB (peak {:.0f}); open files {} → {}; "
-                  "{} rollouts, {} unreadable; server CPU {:.0f} s; exit code {} |",
-                  secs / 60, threads.size(), env.in_flight, next - 1, ok, failed, cancelled,
-                  peak(fifth, 2 * fifth, rss) / 1024.0, peak(n - fifth, n, rss) / 1024.0, peak(0, n, rss) / 1024.0,
-                  peak(fifth, 2 * fifth, fds), peak(n - fifth, n, fds), files, unreadable, cpu, code));
+                  "interrupted); conversations compact at {} tokens; RSS after warm-up {:.0f} MB, at the end {:.0f} MB (peak {:.0f}; "
+                  "by tenths: {}); open files {} → {}; "
+                  "{} rollouts, {} unreadable; {} calls unanswered; server CPU {:.0f} s; exit code {} |",
+                  secs / 60, threads.size(), env.in_flight, next - 1, ok, failed, cancelled, kCompactTokens,
+                  peak(fifth, 2 * fifth, rss) / 1024.0, peak(n - fifth, n, rss) / 1024.0, peak(0, n, rss) / 1024.0, trace,
+                  peak(fifth, 2 * fifth, fds), peak(n - fifth, n, fds), files, unreadable, open.size(), cpu, code));
 }
 
 }  // namespace llmx::bench
