@@ -20,19 +20,13 @@ namespace {
 using ToolReply = Reply<mcp::CallToolResult>;
 
 
-std::string busy(const std::string& conv_id) {
-  return fmt::format("Conversation {} is already running a turn; wait for it to finish or cancel it first.", conv_id);
-}
-
 void start_turn(session_ptr self, const ToolReply& reply, const std::string& conv_id, conversation_actor conv,
                 std::string prompt, std::optional<RawJson> progress) {
   auto id = reply.id();
   auto sub_id = id.as_plain_string();
-  // An earlier call of this client still runs there (or is still being interrupted): refused at
-  // once, so that call keeps its place and its answer (found by the soak: two llmx-reply calls
-  // into one conversation left the first unanswered).
-  if (self->state.tool_calls.running(conv_id)) return reply(mcp::tool_error(busy(conv_id)));
-  self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress));
+  // An earlier call of this client still runs there: refused at once, and that call keeps its answer.
+  if (!self->state.tool_calls.start(id, conv_id, conv, sub_id, std::move(progress)))
+    return reply(mcp::tool_error(mcp::busy_conversation(conv_id)));
   remember(self, conv_id, conv);
   subscribe(self, conv);
   // A client that declared no elicitation cannot answer approvals: the policy decides alone.
@@ -42,7 +36,7 @@ void start_turn(session_ptr self, const ToolReply& reply, const std::string& con
           [=](const std::string& accepted) {
             if (accepted.empty()) {  // another client's turn (a task) runs there: this call gets none
               self->state.tool_calls.drop(conv_id);
-              return reply(mcp::tool_error(busy(conv_id)));
+              return reply(mcp::tool_error(mcp::busy_conversation(conv_id)));
             }
             // Cancelled before its conversation was ready: interrupted as soon as it starts.
             if (auto* call = self->state.tool_calls.running(conv_id); call && call->cancelled)

@@ -112,6 +112,9 @@ void end_task(board_ptr self, std::string task_id) {  // by value: callers pass 
   auto run = std::move(it->second);
   st.running.erase(it);
   st.by_conversation.erase(run.conversation_id);
+  // Its call goes with it, even when the turn's last event is still to come (a cancelled task
+  // ends at once): the next task in that conversation starts a call of its own.
+  st.calls.drop(run.conversation_id);
   auto* t = st.book.get(task_id);
   if (!t) return;
   auto [text, is_error] = run.outcome.value_or(std::pair{std::string("The turn ended without an answer."), true});
@@ -267,7 +270,10 @@ mcp_task_board_actor::behavior_type board_impl(board_ptr self, mcp::TaskBook::Li
         auto& t = st.book.create(start.owner, start.ttl_ms, Clock::now(), start.stateless);
         auto request_id = rpc::Id{start.request_id};
         st.calls.starting(request_id);
-        st.calls.start(request_id, start.conversation_id, conv, t.id, start.progress_token);
+        if (!st.calls.start(request_id, start.conversation_id, conv, t.id, start.progress_token)) {
+          st.book.erase(t.id);  // a call there still runs: this task would never hear its events
+          return refuse(Refusal::request, mcp::busy_conversation(start.conversation_id));
+        }
         auto& run = st.running[t.id];
         run.conversation = conv;
         run.conversation_id = start.conversation_id;
@@ -301,9 +307,7 @@ mcp_task_board_actor::behavior_type board_impl(board_ptr self, mcp::TaskBook::Li
                   st.running.erase(task_id);
                   st.by_conversation.erase(conv_id);
                   st.book.erase(task_id);
-                  promise.deliver(refuse(Refusal::request, fmt::format("Conversation {} is already running a turn; "
-                                                                       "wait for it to finish or cancel it first.",
-                                                                       conv_id)));
+                  promise.deliver(refuse(Refusal::request, mcp::busy_conversation(conv_id)));
                 },
                 [=](caf::error& err) mutable {
                   end_task(self, task_id);

@@ -6,14 +6,18 @@ void ToolCalls::starting(const rpc::Id& id) { starting_.emplace(id.json, false);
 
 void ToolCalls::abandon(const rpc::Id& id) { starting_.erase(id.json); }
 
-const ToolCall& ToolCalls::start(const rpc::Id& id, const std::string& conversation_id, conversation_actor conversation,
+const ToolCall* ToolCalls::start(const rpc::Id& id, const std::string& conversation_id, conversation_actor conversation,
                                  std::string sub_id, std::optional<RawJson> progress_token) {
-  ToolCall call{id, conversation_id, std::move(sub_id), std::move(conversation), std::move(progress_token)};
+  bool cancelled = false;
   if (auto it = starting_.find(id.json); it != starting_.end()) {
-    call.cancelled = it->second;
+    cancelled = it->second;
     starting_.erase(it);
   }
-  return calls_[conversation_id] = std::move(call);
+  auto [it, fresh] = calls_.try_emplace(conversation_id);
+  if (!fresh) return nullptr;
+  it->second = ToolCall{id, conversation_id, std::move(sub_id), std::move(conversation), std::move(progress_token)};
+  it->second.cancelled = cancelled;
+  return &it->second;
 }
 
 std::optional<ToolCall> ToolCalls::cancel(const std::string& request_id_json) {

@@ -46,7 +46,9 @@ class ToolCalls {
   // Its conversation could not be had: forget it.
   void abandon(const rpc::Id& id);
   // Its conversation is ready: the call runs (cancelled already, when a cancel came first).
-  const ToolCall& start(const rpc::Id& id, const std::string& conversation_id, conversation_actor conversation,
+  // nullptr when an earlier call still runs there (or is still being interrupted): this one is
+  // refused and forgotten, and the earlier one keeps its place and its answer.
+  const ToolCall* start(const rpc::Id& id, const std::string& conversation_id, conversation_actor conversation,
                         std::string sub_id, std::optional<RawJson> progress_token);
   // notifications/cancelled for a request: a running call to interrupt, once; a starting one is
   // marked so it is interrupted as soon as it starts.

@@ -59,28 +59,30 @@ size_t plain_prefix(std::string_view s) {
   }
   return i;
 }
+
+// `"s"` and then `tail` (when not 0), for bytes that need no escaping: one append from the stack
+// for the common key or short value.
+void append_quoted(std::string& out, std::string_view s, char tail = 0) {
+  const size_t n = s.size() + (tail ? 3 : 2);
+  char small[64];
+  char* p = small;
+  if (n > sizeof small) {
+    const size_t at = out.size();
+    out.resize(at + n);
+    p = out.data() + at;
+  }
+  p[0] = '"';
+  std::memcpy(p + 1, s.data(), s.size());
+  p[s.size() + 1] = '"';
+  if (tail) p[s.size() + 2] = tail;
+  if (p == small) out.append(small, n);
+}
 }  // namespace
 
 void append_escaped(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   size_t i = plain_prefix(s);
-  if (i == s.size()) {  // nothing to escape or check: one copy
-    if (s.size() <= 62) {  // most keys and short values: one append from the stack
-      char quoted[64];
-      quoted[0] = '"';
-      std::memcpy(quoted + 1, s.data(), s.size());
-      quoted[s.size() + 1] = '"';
-      out.append(quoted, s.size() + 2);
-      return;
-    }
-    const size_t at = out.size();
-    out.resize(at + s.size() + 2);
-    char* p = out.data() + at;
-    p[0] = '"';
-    std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
-    return;
-  }
+  if (i == s.size()) return append_quoted(out, s);  // nothing to escape or check: one copy
   out.reserve(out.size() + s.size() + 8);
   out.push_back('"');
   size_t run = 0;  // start of the pending run of bytes that need no escaping
@@ -139,19 +141,6 @@ std::string sanitize_utf8(std::string_view s) {
     }
   }
   return out;
-}
-
-Writer& Writer::operator=(Writer&& other) noexcept {
-  const bool owned = other.out_ == &other.own_;
-  own_ = std::move(other.own_);
-  out_ = owned ? &own_ : other.out_;
-  first_ = other.first_;
-  depth_ = other.depth_;
-  deep_ = std::move(other.deep_);
-  after_key_ = other.after_key_;
-  other.out_ = &other.own_;
-  other.depth_ = 0;
-  return *this;
 }
 
 void Writer::separate() {
@@ -217,14 +206,8 @@ Writer& Writer::key(std::string_view k) {
 
 Writer& Writer::plain_key(std::string_view k) {
   assert(plain_prefix(k) == k.size());
-  if (k.size() > 61) return key(k);
   separate();
-  char quoted[64];
-  quoted[0] = '"';
-  std::memcpy(quoted + 1, k.data(), k.size());
-  quoted[k.size() + 1] = '"';
-  quoted[k.size() + 2] = ':';
-  out_->append(quoted, k.size() + 3);
+  append_quoted(*out_, k, ':');
   after_key_ = true;
   return *this;
 }

@@ -21,10 +21,9 @@ class Writer {
  public:
   Writer() { own_.reserve(256); }
   // Appends to `target` (which must outlive the writer) instead of a buffer of its own: a batch of
-  // lines is written in place, with no copy per line.
+  // lines is written in place, with no copy per line. A writer may point at its own buffer, so it
+  // is neither copied nor moved.
   explicit Writer(std::string& target) : out_(&target) {}
-  Writer(Writer&& other) noexcept { *this = std::move(other); }
-  Writer& operator=(Writer&& other) noexcept;
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 

@@ -200,6 +200,11 @@ ConfigOverrides LlmxToolArgs::to_overrides() const {
   return o;
 }
 
+std::string busy_conversation(const std::string& conversation_id) {
+  return fmt::format("Conversation {} is already running a turn; wait for it to finish or cancel it first.",
+                     conversation_id);
+}
+
 namespace {
 void related_task(json::Writer& w, const std::string& task_id) {
   if (!task_id.empty()) w.key(kRelatedTaskKey).begin_object().field("taskId", task_id).end_object();

@@ -148,6 +148,8 @@ inline CallToolResult tool_result(const std::string& thread_id, const std::strin
   return {.text = text, .is_error = is_error, .thread_id = thread_id};
 }
 inline CallToolResult tool_error(const std::string& text) { return {.text = text, .is_error = true}; }
+// Why a call cannot start a turn in a conversation that is running one.
+std::string busy_conversation(const std::string& conversation_id);
 
 // What ties an elicitation/create to its call: the llmx_* correlation fields of the reference
 // (`_meta` from 2025-11-25 on, top-level params before, as the reference sent them) and the

@@ -1,6 +1,5 @@
 #include "protocol/rpc/mcp_stateless.hpp"
 
-
 #include <fmt/format.h>
 
 #include <stdexcept>

@@ -135,6 +135,26 @@ TEST_CASE("mcp tasks: tasks/cancel interrupts the turn, and a finished task cann
   CHECK(text == "echo: after");
 }
 
+TEST_CASE("mcp tasks: after a cancelled task, the next task in its conversation runs and is answered") {
+  TaskFixture f;
+  auto first = f.call_as_task("@mock:slow delay_ms=1000 deltas=10").str("/result/task/taskId");
+  REQUIRE(f.task_call("tasks/cancel", first).str("/result/status") == "cancelled");
+  auto thread = f.task_call("tasks/result", first).str("/result/structuredContent/threadId");
+  REQUIRE_FALSE(thread.empty());
+  // The cancelled turn ends just after its task (until then the conversation refuses a turn);
+  // the next task there gets a call of its own, so its events and its answer reach it.
+  auto params = R"({"name":"llmx-reply","arguments":{"conversationId":")" + thread +
+                R"(","prompt":"@mock:echo after"},"task":{}})";
+  std::string task_id;
+  for (int i = 0; i < 100 && task_id.empty(); ++i) {
+    auto created = f.mcp.wait_for_response(f.mcp.request("tools/call", params));
+    if (!created.is_error()) task_id = created.str("/result/task/taskId");
+    else std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE_FALSE(task_id.empty());
+  CHECK(result_text(f.task_call("tasks/result", task_id)) == "echo: after");
+}
+
 TEST_CASE("mcp tasks: unknown ids and bad cursors are -32602, tasks/list pages every task") {
   TaskFixture f;
   for (const char* method : {"tasks/get", "tasks/result", "tasks/cancel"}) {

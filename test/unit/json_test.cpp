@@ -84,20 +84,24 @@ TEST_CASE("writer keeps commas right in containers nested deeper than 64") {
   }
 }
 
-TEST_CASE("a writer with a target appends to it in place, and moves keep its target") {
+TEST_CASE("a writer with a target appends to it in place") {
   std::string lines = "first";
   {
     json::Writer w(lines);
-    w.begin_object().field("a", 1).end_object();
-    json::Writer moved = std::move(w);
-    moved.begin_array().end_array();
+    w.begin_object().field("a", 1).plain_key("b").begin_array().end_array().end_object();
   }
-  CHECK(lines == R"(first{"a":1}[])");
-  json::Writer own;
-  own.begin_object().field("b", "x").end_object();
-  json::Writer moved = std::move(own);
-  moved.string("y");
-  CHECK(moved.str() == R"({"b":"x"}"y")");
+  CHECK(lines == R"(first{"a":1,"b":[]})");
+}
+
+TEST_CASE("plain strings and keys of every length around the short-copy buffer are quoted whole") {
+  for (size_t n : {0, 1, 60, 61, 62, 63, 64, 200}) {
+    const std::string s(n, 'k');
+    json::Writer w;
+    w.begin_object().plain_key(s).string(s).key(s).string(s).end_object();
+    CAPTURE(n);
+    const std::string q = "\"" + s + "\"";
+    CHECK(w.str() == "{" + q + ":" + q + "," + q + ":" + q + "}");
+  }
 }
 
 TEST_CASE("doubles keep a fraction and non-finite values become null") {

@@ -25,8 +25,9 @@ ExecApprovalRequestEvent exec_ask() {
 TEST_CASE("tool calls: a call's events become notifications, approvals and one final result") {
   ToolCalls calls;
   calls.starting(id(7));
-  auto& call = calls.start(id(7), "c1", {}, "7", RawJson{"\"tok\""});
-  CHECK_FALSE(call.cancelled);
+  const auto* call = calls.start(id(7), "c1", {}, "7", RawJson{"\"tok\""});
+  REQUIRE(call);
+  CHECK_FALSE(call->cancelled);
   REQUIRE(calls.running("c1"));
   CHECK_FALSE(calls.on_event("c1", ev("other-sub", AgentMessageDeltaEvent{"x"})));  // not this call's
   CHECK_FALSE(calls.on_event("c2", ev("7", AgentMessageDeltaEvent{"x"})));
@@ -57,11 +58,34 @@ TEST_CASE("tool calls: a call's events become notifications, approvals and one f
   CHECK(calls.empty());
 }
 
+TEST_CASE("tool calls: a second call into a conversation whose call still runs is refused, the first keeps its place") {
+  ToolCalls calls;
+  calls.starting(id(1));
+  REQUIRE(calls.start(id(1), "c1", {}, "1", std::nullopt));
+  calls.starting(id(2));
+  CHECK_FALSE(calls.start(id(2), "c1", {}, "2", std::nullopt));
+  // Refused and forgotten, not left starting: a cancel of its id marks nothing that could later
+  // come out as a cancelled call.
+  CHECK_FALSE(calls.cancel("2"));
+  const auto* reused = calls.start(id(2), "c2", {}, "2", std::nullopt);
+  REQUIRE(reused);
+  CHECK_FALSE(reused->cancelled);
+  calls.drop("c2");
+  REQUIRE(calls.running("c1"));
+  CHECK(calls.running("c1")->request_id.json == "1");
+  CHECK_FALSE(calls.on_event("c1", ev("2", AgentMessageDeltaEvent{"x"})));  // the refused call's id owns nothing
+  auto done = calls.on_event("c1", ev("1", TaskCompleteEvent{std::string("first")}));
+  REQUIRE(done);
+  CHECK(done->result == "first");
+  CHECK(done->ended);
+  CHECK(calls.start(id(3), "c1", {}, "3", std::nullopt));  // once it is over, the next one starts
+}
+
 TEST_CASE("tool calls: cancelled before or while running, a call says nothing more and is interrupted once") {
   ToolCalls calls;
   calls.starting(id(1));
   CHECK_FALSE(calls.cancel("1"));  // still starting: nothing to interrupt yet
-  CHECK(calls.start(id(1), "c1", {}, "1", std::nullopt).cancelled);
+  CHECK(calls.start(id(1), "c1", {}, "1", std::nullopt)->cancelled);
 
   calls.starting(id(2));
   calls.start(id(2), "c2", {}, "2", std::nullopt);
