@@ -149,7 +149,8 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   const double secs = ms_between(t0, steady_clock::now()) / 1000.0;
 
   // Every rollout must load (no bad lines), whatever its conversation went through.
-  size_t files = 0, unreadable = 0;
+  // Compactions show that the histories stay bounded: without them the RSS is the histories.
+  size_t files = 0, unreadable = 0, compactions = 0, longest_history = 0;
   for (const auto& e : fs::recursive_directory_iterator(home / "sessions")) {
     // Rollouts only: the listing's `.index.jsonl` beside them is not one.
     if (!e.is_regular_file() || !e.path().filename().string().starts_with("rollout-")) continue;
@@ -158,6 +159,9 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto loaded = rollout::load(text);
     if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
+    for (auto at = text.find(R"("type":"compacted")"); at != std::string::npos; at = text.find(R"("type":"compacted")", at + 1))
+      ++compactions;
+    longest_history = std::max(longest_history, loaded.history.size());
   }
   // Flat after warm-up: the samples of the first fifth against the last fifth.
   auto fifth = std::max<size_t>(1, samples.size() / 5);
@@ -176,10 +180,12 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
                   "interrupts, cuts, 429s, 5xx, hangs, MCP tool calls) | {} calls ({} answered, {} with an error result, {} "
                   "interrupted); conversations compact at {} tokens; RSS after warm-up {:.0f} MB, at the end {:.0f} MB (peak {:.0f}; "
                   "by tenths: {}); open files {} → {}; "
-                  "{} rollouts, {} unreadable; {} calls unanswered; server CPU {:.0f} s; exit code {} |",
+                  "{} rollouts, {} unreadable, {} compactions, longest history {} items; {} calls unanswered; server CPU {:.0f} s; "
+                  "exit code {} |",
                   secs / 60, threads.size(), env.in_flight, next - 1, ok, failed, cancelled, kCompactTokens,
                   peak(fifth, 2 * fifth, rss) / 1024.0, peak(n - fifth, n, rss) / 1024.0, peak(0, n, rss) / 1024.0, trace,
-                  peak(fifth, 2 * fifth, fds), peak(n - fifth, n, fds), files, unreadable, open.size(), cpu, code));
+                  peak(fifth, 2 * fifth, fds), peak(n - fifth, n, fds), files, unreadable, compactions, longest_history, open.size(),
+                  cpu, code));
 }
 
 }  // namespace llmx::bench
