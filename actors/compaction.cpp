@@ -76,4 +76,9 @@ std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& mo
   return std::nullopt;
 }
 
+size_t user_message_budget(std::optional<int64_t> limit) {
+  if (!limit || *limit <= 0) return rollout::kUserMessageBudgetBytes;
+  return std::min(rollout::kUserMessageBudgetBytes, static_cast<size_t>(*limit));
+}
+
 }  // namespace llmx::compaction

@@ -35,6 +35,12 @@ std::vector<std::string> user_messages(const std::vector<ResponseItem>& history)
 // built-in table), else none.
 std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& model);
 
+// The bytes of user messages a compacted history keeps: the reference's 80000 (20000 tokens),
+// but never more than a quarter of the auto-compaction limit (`limit` tokens / 4, at 4 bytes a
+// token). With a small window (a local 8k model) the reference keeps more than the limit, and
+// every later turn ends "still above the token limit"; a quarter leaves the rest for the work.
+size_t user_message_budget(std::optional<int64_t> limit);
+
 inline constexpr std::string_view kCompletedMessage = "Compact task completed";
 inline constexpr std::string_view kAccuracyWarning =
     "Heads up: Long conversations and multiple compactions can cause the model to be less accurate. Start a new "

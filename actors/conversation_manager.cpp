@@ -4,6 +4,7 @@
 
 #include <unordered_map>
 
+#include "actors/compaction.hpp"
 #include "actors/conversation.hpp"
 #include "actors/refusal.hpp"
 #include "actors/rollout_store.hpp"
@@ -121,6 +122,9 @@ void resume(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec>
 void load_stored(manager_ptr self, ResumeThread req, std::optional<models::ModelSpec> model, Started promise) {
   auto cfg = std::make_shared<Config>(std::move(req.config));
   LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
+  // Its compactions replay as the conversation will compact from now on.
+  auto spec = model ? *model : models::spec_of({}, cfg->model, cfg->provider.wire_api);
+  load.user_budget = compaction::user_message_budget(compaction::auto_limit(*cfg, spec));
   const bool fork = req.fork;
   self->request(self->state.store, caf::infinite, std::move(load))
       .then(

@@ -242,7 +242,9 @@ struct LoadThread {
   ThreadRef ref;
   std::vector<ResponseItem> initial_context;
   bool with_lines = false;  // a fork: also the file's lines to copy
-  LLMX_FIELDS(v("ref", s.ref); v("initial_context", s.initial_context); v("with_lines", s.with_lines))
+  uint64_t user_budget = rollout::kUserMessageBudgetBytes;  // kept at a compaction (compaction.hpp)
+  LLMX_FIELDS(v("ref", s.ref); v("initial_context", s.initial_context); v("with_lines", s.with_lines);
+              v("user_budget", s.user_budget))
 };
 
 struct LoadedThread {

@@ -194,7 +194,7 @@ rollout_store_actor::behavior_type store_impl(store_ptr self) {
             return request_error(fmt::format("failed to load rollout `{}`: {}", path, e.what()));
           }
           if (text.empty()) return request_error(fmt::format("failed to load rollout `{}`: empty session file", path));
-          auto loaded = rollout::load(text, req.initial_context);
+          auto loaded = rollout::load(text, req.initial_context, req.user_budget);
           if (!loaded.meta)
             return request_error(fmt::format("failed to load rollout `{}`: failed to parse conversation ID from rollout file", path));
           if (ref.id && !ref.path && loaded.meta->id != *ref.id)

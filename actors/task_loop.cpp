@@ -122,8 +122,9 @@ void TaskLoop::finish_compaction(Steps& out) {
                                           "fits the model context window.",
                                           compact_dropped_)});
   auto summary = compaction::summary_of(items);
-  history_ = rollout::build_compacted_history(initial_context(spec_.config), compaction::user_messages(history_),
-                                              summary);
+  history_ = rollout::build_compacted_history(
+      initial_context(spec_.config), compaction::user_messages(history_), summary,
+      compaction::user_message_budget(compaction::auto_limit(spec_.config, spec_.model)));
   out.push_back(Replace{history_, summary});
   emit(out, AgentMessageEvent{std::string(compaction::kCompletedMessage)});
   emit(out, WarningEvent{std::string(compaction::kAccuracyWarning)});

@@ -12,7 +12,6 @@ namespace llmx::rollout {
 
 namespace {
 
-constexpr size_t kUserMessageBudgetBytes = 80000;  // 20000 tokens x 4
 
 template <class T>
 constexpr std::string_view type_of() {
@@ -193,9 +192,9 @@ bool is_user_turn_message(const ResponseItem& item) {
 
 std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem>& initial_context,
                                                   const std::vector<std::string>& user_messages,
-                                                  const std::string& summary) {
+                                                  const std::string& summary, size_t user_budget) {
   std::vector<std::string> selected;
-  size_t remaining = kUserMessageBudgetBytes;
+  size_t remaining = user_budget;
   for (auto it = user_messages.rbegin(); it != user_messages.rend(); ++it) {
     if (it->size() <= remaining) {
       selected.push_back(*it);
@@ -260,7 +259,7 @@ std::vector<std::string> lines_to_fork(std::string_view contents) {
   return out;
 }
 
-LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& initial_context) {
+LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& initial_context, size_t user_budget) {
   LoadedRollout r;
   std::vector<size_t> event_starts;
   size_t line_no = 0;
@@ -302,7 +301,7 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
             std::vector<std::string> users;
             for (const auto& item : r.history)
               if (is_user_turn_message(item)) users.push_back(item.get_if<MessageItem>()->text());
-            r.history = build_compacted_history(initial_context, users, x.message);
+            r.history = build_compacted_history(initial_context, users, x.message, user_budget);
           }
         },
         decoded->item);

@@ -105,12 +105,17 @@ std::string rollout_path(const std::string& llmx_home, std::chrono::system_clock
 // instructions message, not environment context, not a user shell command).
 bool is_user_turn_message(const ResponseItem& item);
 
-// The history after compaction (§1.12 step 8): initial context + the user messages that fit the
-// 80000-byte budget (newest first, the first that does not fit is middle-truncated, then
+// The bytes of user messages a compacted history keeps (§1.12 step 8): 20000 tokens x 4. A
+// smaller auto-compaction limit lowers it (compaction::user_message_budget).
+inline constexpr size_t kUserMessageBudgetBytes = 80000;
+
+// The history after compaction (§1.12 step 8): initial context + the user messages that fit
+// `user_budget` bytes (newest first, the first that does not fit is middle-truncated, then
 // chronological order again) + the summary as a user message ("(no summary available)" if empty).
 std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem>& initial_context,
                                                   const std::vector<std::string>& user_messages,
-                                                  const std::string& summary);
+                                                  const std::string& summary,
+                                                  size_t user_budget = kUserMessageBudgetBytes);
 
 // Calls fn(line, terminated) for every line of a rollout file's text, blank ones included, without
 // its '\n' or a trailing '\r'; `terminated` is false for a last line without '\n' (a cut write).
@@ -151,9 +156,9 @@ struct LoadedRollout {
 std::vector<std::string> lines_to_fork(std::string_view file_contents);
 
 // Replays a rollout file's contents. At a `compacted` line the history becomes
-// build_compacted_history(initial_context, <user turn messages of the history so far>, message);
-// `initial_context` is built by the caller from the current turn context.
-LoadedRollout load(std::string_view file_contents,
-                   const std::vector<ResponseItem>& initial_context = {});
+// build_compacted_history(initial_context, <user turn messages of the history so far>, message,
+// user_budget); `initial_context` and `user_budget` come from the caller's current settings.
+LoadedRollout load(std::string_view file_contents, const std::vector<ResponseItem>& initial_context = {},
+                   size_t user_budget = kUserMessageBudgetBytes);
 
 }  // namespace llmx::rollout

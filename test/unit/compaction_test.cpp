@@ -80,3 +80,12 @@ TEST_CASE("compaction: auto limit = configured limit, else 90% of the window (co
   known.model = "gpt-4o";
   CHECK(compaction::auto_limit(known, models::spec_of({}, known.model, WireApi::chat)) == std::optional<int64_t>(115200));
 }
+
+TEST_CASE("compaction: kept user messages are the reference's 80000 bytes, at most a quarter of a smaller limit") {
+  CHECK(compaction::user_message_budget(std::nullopt) == 80000);    // no auto-compaction: a manual one
+  CHECK(compaction::user_message_budget(int64_t{0}) == 80000);
+  CHECK(compaction::user_message_budget(int64_t{244800}) == 80000);  // a large window: as the reference
+  CHECK(compaction::user_message_budget(int64_t{80000}) == 80000);
+  // An 8k model: 7,200 tokens of limit, 1,800 tokens (7,200 bytes) of user messages kept.
+  CHECK(compaction::user_message_budget(int64_t{7200}) == 7200);
+}

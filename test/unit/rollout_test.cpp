@@ -346,3 +346,18 @@ TEST_CASE("rollout: compaction keeps the newest user messages within 80000 bytes
   CHECK(small[0].get_if<MessageItem>()->text() == "x");
   CHECK(small[1].get_if<MessageItem>()->text() == "y");
 }
+
+TEST_CASE("rollout: a smaller user budget keeps fewer user messages, live and when a rollout is replayed") {
+  auto h = build_compacted_history({}, {"aaaa", "bbbb", "cccc"}, "s", 8);
+  REQUIRE(h.size() == 3);  // the two newest fit 8 bytes; "aaaa" does not
+  CHECK(h[0].get_if<MessageItem>()->text() == "bbbb");
+  CHECK(h[1].get_if<MessageItem>()->text() == "cccc");
+
+  std::string file = line_for(sample_meta()) + "\n";
+  for (const char* q : {"aaaa", "bbbb", "cccc"}) file += line_for(ResponseItem{user_message(q)}) + "\n";
+  file += line_for(Compacted{"sum"}) + "\n";
+  CHECK(load(file, {}).history.size() == 4);  // the reference's budget keeps all three
+  auto r = load(file, {}, 8);
+  REQUIRE(r.history.size() == 3);
+  CHECK(r.history[0].get_if<MessageItem>()->text() == "bbbb");
+}
