@@ -36,6 +36,7 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   const auto t0 = steady_clock::now();
   std::map<int, steady_clock::time_point> pings;
   std::vector<double> waits;
+  double slowest = 0, slowest_sent = 0, silence = 0, silence_at = 0;  // the worst wait and when (s into the run) its ping went out
   int next_ping = 0, results = 0;
   size_t bytes = 0, deltas = 0;
   auto last_ping = t0;
@@ -53,8 +54,13 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
       std::this_thread::sleep_for(milliseconds(2));
       continue;
     }
+    const auto asked = steady_clock::now();
     auto line = child.read_line(seconds(120));
     if (!line) break;
+    if (double waited = ms_between(asked, steady_clock::now()); waited > silence) {
+      silence = waited;  // the longest the server wrote nothing while we were ready to read
+      silence_at = ms_between(t0, asked) / 1000.0;
+    }
     bytes += line->size() + 1;
     if (line->find(R"("agent_message_delta")") != std::string::npos) {
       ++deltas;
@@ -62,6 +68,10 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
       int id = std::atoi(line->c_str() + at + 7);
       if (auto it = pings.find(id); it != pings.end()) {
         waits.push_back(ms_between(it->second, steady_clock::now()));
+        if (waits.back() > slowest) {
+          slowest = waits.back();
+          slowest_sent = ms_between(t0, it->second) / 1000.0;
+        }
         pings.erase(it);
       }
     } else if (line->find(R"("result")") != std::string::npos && line->find(R"("method")") == std::string::npos) {
@@ -76,10 +86,10 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   std::sort(waits.begin(), waits.end());
   auto pct = [&](double p) { return waits.empty() ? 0.0 : waits[std::min(waits.size() - 1, static_cast<size_t>(waits.size() * p))]; };
   row(fmt::format("| slow client: {} turns x {} deltas to one client reading {:.0f} MB/s | {} of {} results, {:.0f} MB in "
-                  "{:.1f} s; server peak RSS {:.0f} MB; ping {:.1f} ms (p99 {:.1f}, max {:.1f}, {} pings); server CPU "
+                  "{:.1f} s; server peak RSS {:.0f} MB; ping {:.1f} ms (p99 {:.1f}, max {:.1f} sent at {:.1f} s, {} pings); longest silence {:.0f} ms at {:.1f} s; server CPU "
                   "{:.2f} us per delta |",
                   env.turns, env.deltas, env.read_mb_per_s, results, env.turns, bytes / 1e6, secs, rss / 1024.0,
-                  pct(0.5), pct(0.99), waits.empty() ? 0.0 : waits.back(), waits.size(),
+                  pct(0.5), pct(0.99), slowest, slowest_sent, waits.size(), silence, silence_at,
                   deltas ? cpu * 1e6 / static_cast<double>(deltas) : 0.0));
 }
 
