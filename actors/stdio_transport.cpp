@@ -71,13 +71,17 @@ struct WriterState {
   // that feed it, and lets them read on once it has caught up.
   PauseMarks marks{kDefaultPauseOutputBytes};
   pressure_sink_actor sink;
+  std::chrono::steady_clock::time_point last_write{};  // the last write attempt
   static inline const char* name = "llmx.stdio_writer";
 };
 
 using writer_ptr = line_writer_actor::stateful_pointer<WriterState>;
 
+constexpr auto kWriteEvery = std::chrono::milliseconds(2);
+
 // Writes what the reader takes now. Returns false when bytes are left (the reader is slow).
 bool write_some(WriterState& st) {
+  st.last_write = std::chrono::steady_clock::now();
   while (!st.queue.empty() && !st.broken) {
     auto chunk = st.queue.next();
     ssize_t n = ::write(st.fd, chunk.data(), chunk.size());
@@ -144,7 +148,8 @@ void flush(writer_ptr self) {
 // Tells the sink when the unread output crosses the marks.
 void check_marks(writer_ptr self) {
   auto& st = self->state;
-  if (auto behind = st.marks.update(st.queue.size()); behind && st.sink) self->send(st.sink, pressure_atom::value, *behind);
+  if (auto behind = st.marks.update(st.queue.size()); behind && st.sink)
+    self->send<caf::message_priority::high>(st.sink, pressure_atom::value, *behind);
 }
 
 // Queues one line, in order or ahead of the queued ones (see OutputQueue).
@@ -155,6 +160,10 @@ void queue_line(writer_ptr self, const std::string& line, bool ahead) {
     st.queue.push_ahead(line);
   else
     st.queue.push(line);
+  // The flush waits behind every line already in the mailbox, which under a burst is a second
+  // of work or more: meanwhile the pipe is kept fed (and a reply ahead leaves) every couple of
+  // milliseconds.
+  if (std::chrono::steady_clock::now() - st.last_write >= kWriteEvery) write_some(st);
   check_marks(self);
   schedule_flush(self);
 }
