@@ -191,13 +191,13 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   spec.first_task = std::exchange(self->state.first_task, false);
   spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
-  if (self->state.pressing.any()) self->send(exec, pause_atom::value, true);
+  if (self->state.pressing.any()) self->send<caf::message_priority::high>(exec, pause_atom::value, true);
 }
 
 // `who` asks to pause (or stops asking); the running task hears when the answer changes.
 void press(conversation_ptr self, const caf::actor_addr& who, bool paused) {
   if (auto changed = self->state.pressing.set(who, paused); changed && self->state.task)
-    self->send(*self->state.task, pause_atom::value, *changed);
+    self->send<caf::message_priority::high>(*self->state.task, pause_atom::value, *changed);
 }
 
 void finish_shutdown(conversation_ptr self) {

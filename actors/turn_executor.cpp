@@ -240,7 +240,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](pause_atom, bool paused) {
         auto& st = self->state;
         st.paused = paused;
-        if (st.streamer) self->send(*st.streamer, pause_atom::value, paused);
+        if (st.streamer) self->send<caf::message_priority::high>(*st.streamer, pause_atom::value, paused);
       },
       [=](McpElicitation& e) -> caf::result<McpElicitationReply> {
         auto& st = self->state;
