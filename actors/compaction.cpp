@@ -76,7 +76,8 @@ std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& mo
   return std::nullopt;
 }
 
-size_t user_message_budget(std::optional<int64_t> limit) {
+size_t user_message_budget(const Config& cfg, const models::ModelSpec& model) {
+  auto limit = auto_limit(cfg, model);
   if (!limit || *limit <= 0) return rollout::kUserMessageBudgetBytes;
   return std::min(rollout::kUserMessageBudgetBytes, static_cast<size_t>(*limit));
 }

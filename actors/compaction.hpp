@@ -35,11 +35,11 @@ std::vector<std::string> user_messages(const std::vector<ResponseItem>& history)
 // built-in table), else none.
 std::optional<int64_t> auto_limit(const Config& cfg, const models::ModelSpec& model);
 
-// The bytes of user messages a compacted history keeps: the reference's 80000 (20000 tokens),
-// but never more than a quarter of the auto-compaction limit (`limit` tokens / 4, at 4 bytes a
+// The bytes of user messages a compacted history keeps for these settings: the reference's 80000
+// (20000 tokens), but never more than a quarter of auto_limit (limit tokens / 4, at 4 bytes a
 // token). With a small window (a local 8k model) the reference keeps more than the limit, and
 // every later turn ends "still above the token limit"; a quarter leaves the rest for the work.
-size_t user_message_budget(std::optional<int64_t> limit);
+size_t user_message_budget(const Config& cfg, const models::ModelSpec& model);
 
 inline constexpr std::string_view kCompletedMessage = "Compact task completed";
 inline constexpr std::string_view kAccuracyWarning =

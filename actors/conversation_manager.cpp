@@ -41,6 +41,11 @@ struct ManagerState {
 
 using manager_ptr = conversation_manager_actor::stateful_pointer<ManagerState>;
 
+// The registry's word on the model, else the wire as configured (`auto` resolved the registry's way).
+models::ModelSpec spec_or_configured(const std::optional<models::ModelSpec>& model, const Config& cfg) {
+  return model ? *model : models::spec_of({}, cfg.model, cfg.provider.wire_api);
+}
+
 SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg, const std::string& path,
                                         const std::optional<models::ModelSpec>& model) {
   SessionConfiguredEvent sc;
@@ -48,8 +53,7 @@ SessionConfiguredEvent configured_event(const std::string& id, const Config& cfg
   sc.model = cfg.model;
   sc.reasoning_effort = cfg.reasoning_effort;
   sc.rollout_path = path;
-  // Without the registry's word, the wire as configured (`auto` resolved the registry's way).
-  auto spec = model ? *model : models::spec_of({}, cfg.model, cfg.provider.wire_api);
+  auto spec = spec_or_configured(model, cfg);
   sc.wire_api = std::string(enum_name(spec.wire));
   sc.wire_api_fallback = spec.wire_note;
   if (cfg.sandbox_policy.mode != SandboxMode::danger_full_access) {
@@ -123,8 +127,7 @@ void load_stored(manager_ptr self, ResumeThread req, std::optional<models::Model
   auto cfg = std::make_shared<Config>(std::move(req.config));
   LoadThread load{std::move(req.ref), initial_context(*cfg), req.fork};
   // Its compactions replay as the conversation will compact from now on.
-  auto spec = model ? *model : models::spec_of({}, cfg->model, cfg->provider.wire_api);
-  load.user_budget = compaction::user_message_budget(compaction::auto_limit(*cfg, spec));
+  load.user_budget = compaction::user_message_budget(*cfg, spec_or_configured(model, *cfg));
   const bool fork = req.fork;
   self->request(self->state.store, caf::infinite, std::move(load))
       .then(

@@ -124,7 +124,7 @@ void TaskLoop::finish_compaction(Steps& out) {
   auto summary = compaction::summary_of(items);
   history_ = rollout::build_compacted_history(
       initial_context(spec_.config), compaction::user_messages(history_), summary,
-      compaction::user_message_budget(compaction::auto_limit(spec_.config, spec_.model)));
+      compaction::user_message_budget(spec_.config, spec_.model));
   out.push_back(Replace{history_, summary});
   emit(out, AgentMessageEvent{std::string(compaction::kCompletedMessage)});
   emit(out, WarningEvent{std::string(compaction::kAccuracyWarning)});

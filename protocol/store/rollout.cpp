@@ -297,6 +297,7 @@ LoadedRollout load(std::string_view contents, const std::vector<ResponseItem>& i
             event_starts.push_back(r.events.size());
             r.last_turn_context = std::move(x);
           } else if constexpr (std::is_same_v<T, Compacted>) {
+            ++r.compactions;
             r.turn_starts.clear();  // the turns before it are one summary now
             std::vector<std::string> users;
             for (const auto& item : r.history)

@@ -146,6 +146,7 @@ struct LoadedRollout {
   std::vector<size_t> turn_starts;    // history length at each turn_context since the last compaction
   std::optional<TurnContext> last_turn_context;
   size_t bad_lines = 0;               // unparseable complete lines (blank lines not counted)
+  size_t compactions = 0;             // `compacted` lines replayed
   bool truncated_last_line = false;   // last line without '\n' that does not decode
   std::vector<std::string> warnings;  // one per skipped line
 };

@@ -82,10 +82,20 @@ TEST_CASE("compaction: auto limit = configured limit, else 90% of the window (co
 }
 
 TEST_CASE("compaction: kept user messages are the reference's 80000 bytes, at most a quarter of a smaller limit") {
-  CHECK(compaction::user_message_budget(std::nullopt) == 80000);    // no auto-compaction: a manual one
-  CHECK(compaction::user_message_budget(int64_t{0}) == 80000);
-  CHECK(compaction::user_message_budget(int64_t{244800}) == 80000);  // a large window: as the reference
-  CHECK(compaction::user_message_budget(int64_t{80000}) == 80000);
+  Config cfg;
+  cfg.model = "anthropic/claude-sonnet-4-20250514";  // unknown to the table: no window
+  auto budget = [&] { return compaction::user_message_budget(cfg, models::spec_of({}, cfg.model, WireApi::chat)); };
+  CHECK(budget() == 80000);  // no auto-compaction: a manual one keeps the reference's budget
+  cfg.model_auto_compact_token_limit = 0;  // 0 is unset
+  CHECK(budget() == 80000);
+  cfg.model_auto_compact_token_limit = 244800;  // a large window: as the reference
+  CHECK(budget() == 80000);
+  cfg.model_auto_compact_token_limit = 80000;
+  CHECK(budget() == 80000);
   // An 8k model: 7,200 tokens of limit, 1,800 tokens (7,200 bytes) of user messages kept.
-  CHECK(compaction::user_message_budget(int64_t{7200}) == 7200);
+  cfg.model_auto_compact_token_limit = 7200;
+  CHECK(budget() == 7200);
+  cfg.model_auto_compact_token_limit.reset();
+  cfg.model_context_window = 8000;  // the limit from the window: 90%
+  CHECK(budget() == 7200);
 }

@@ -357,6 +357,7 @@ TEST_CASE("rollout: a smaller user budget keeps fewer user messages, live and wh
   for (const char* q : {"aaaa", "bbbb", "cccc"}) file += line_for(ResponseItem{user_message(q)}) + "\n";
   file += line_for(Compacted{"sum"}) + "\n";
   CHECK(load(file, {}).history.size() == 4);  // the reference's budget keeps all three
+  CHECK(load(file, {}).compactions == 1);
   auto r = load(file, {}, 8);
   REQUIRE(r.history.size() == 3);
   CHECK(r.history[0].get_if<MessageItem>()->text() == "bbbb");

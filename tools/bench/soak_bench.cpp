@@ -159,8 +159,7 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto loaded = rollout::load(text);
     if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
-    for (auto at = text.find(R"("type":"compacted")"); at != std::string::npos; at = text.find(R"("type":"compacted")", at + 1))
-      ++compactions;
+    compactions += loaded.compactions;
     longest_history = std::max(longest_history, loaded.history.size());
   }
   // Flat after warm-up: the samples of the first fifth against the last fifth.
