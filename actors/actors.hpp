@@ -306,9 +306,15 @@ using conversation_manager_actor = caf::typed_actor<
     caf::replies_to<find_conv_atom, std::string>::with<conversation_actor>,
     // The ids of every live conversation (v2 thread/loaded/list).
     caf::replies_to<list_atom>::with<LoadedThreads>,
-    // Shut every conversation down (running tasks are interrupted), write every rollout line
-    // to disk, then terminate.
-    caf::replies_to<shutdown_atom>::with<bool>>;
+    // Shut every conversation down (running tasks are interrupted) and write every rollout line
+    // to disk, then reply and terminate. Only conversations that ran a task are waited for; the
+    // others have nothing to finish and end after the reply (100,000 idle ones, issue 18).
+    caf::replies_to<shutdown_atom>::with<bool>,
+    // From a conversation: it starts its first task (by id), so a shutdown waits for it.
+    caf::reacts_to<task_atom, std::string>,
+    // Itself, shutting down after the reply: end the next slice of conversations that never ran
+    // a task, so the client's last output does not wait behind all of their shutdowns.
+    caf::reacts_to<idle_atom>>;
 
 // MCP tasks (2025-11-25 `tasks/*`, the 2026-07-28 tasks extension, and the 2026 calls that
 // wait on the client): runs the turns of tool calls made as tasks, keeps each outcome for its

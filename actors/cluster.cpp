@@ -497,6 +497,10 @@ cluster_manager_actor::behavior_type cluster_impl(cluster_ptr self, rollout_stor
         if (st.conversations.empty()) finish_shutdown(self);
         return *st.shutdown_promise;
       },
+      // Conversations here are proxies, which never send these: each node's own manager decides
+      // what its shutdown waits for, and every proxy is waited for.
+      [=](task_atom, const std::string&) {},
+      [=](idle_atom) {},
   };
 }
 

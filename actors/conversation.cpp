@@ -34,6 +34,7 @@ struct ConversationState {
   approval_broker_actor broker;
   mcp_hub_actor mcp;
   model_registry_actor models;
+  conversation_manager_actor manager;  // hears of the first task: a shutdown waits for us from then on
   bool first_task = true;  // the first task reports the MCP servers' start-up
   std::string task_sub_id;
   bool task_compacts = false;      // the running task is a manual compaction (cannot be steered)
@@ -189,6 +190,7 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   if (output_schema) spec.config.output_schema = std::move(output_schema);  // this turn's only
   if (interactive) spec.config.interactive_approvals = *interactive;        // this turn's only
   spec.first_task = std::exchange(self->state.first_task, false);
+  if (spec.first_task && self->state.manager) self->send(self->state.manager, task_atom::value, self->state.id);
   spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
   if (self->state.pressing.any()) self->send<caf::message_priority::high>(exec, pause_atom::value, true);
@@ -292,6 +294,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
   st0.rollout_path = std::move(start.rollout_path);
   st0.mcp = std::move(start.mcp);
   st0.models = std::move(start.models);
+  st0.manager = std::move(start.manager);
   // Configured MCP servers start now, while the user types; the first task waits for them.
   if (!st0.config->mcp_servers.empty() && st0.mcp)
     self->request(st0.mcp, caf::infinite, McpConnect{st0.config->mcp_servers}).then([](const McpServers&) {});

@@ -18,6 +18,7 @@ struct ConversationStart {
   std::optional<LoadedThread> resumed;
   mcp_hub_actor mcp = {};  // the clients of configured MCP servers (set by the manager)
   model_registry_actor models = {};  // what providers serve (set by the manager)
+  conversation_manager_actor manager = {};  // told of the first task (set by the manager)
 };
 
 // Spawns a conversation actor (its parent is the manager).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "actors/compaction.hpp"
 #include "actors/conversation.hpp"
@@ -33,6 +34,12 @@ struct ManagerState {
   };
   std::multimap<std::string, PendingArchive> archiving;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
+  // Conversations that ran a task, by id: a shutdown waits for them. The others (never spoken
+  // to, or resumed and left alone) have nothing to finish; they end after the reply, a slice at
+  // a time (`idle`), so exiting with 100,000 of them does not wait for 100,000 actors to end.
+  std::unordered_set<std::string> engaged;
+  bool syncing = false;                  // shutting down: the store is syncing
+  std::vector<conversation_actor> idle;  // shutting down, after the reply: those still to end
   // The settings the last conversation started with: the next one with equal settings (nearly
   // every one a session starts) shares them instead of holding its own 2-3 KB copy.
   std::shared_ptr<const Config> last_config;
@@ -87,6 +94,7 @@ conversation_actor start_conversation(manager_ptr self, ConversationStart start)
   auto id = start.id;
   start.mcp = self->state.mcp;
   start.models = self->state.models;
+  start.manager = self;
   auto conv = spawn_conversation(self, std::move(start));
   self->monitor(conv);
   self->state.ids.emplace(conv.address(), id);
@@ -169,8 +177,36 @@ void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise
             [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
 }
 
+// How many idle conversations are told to end per turn of the manager's mailbox.
+constexpr size_t kIdleSlice = 1000;
+
+void end_idle_slice(manager_ptr self) {
+  auto& idle = self->state.idle;
+  for (size_t n = 0; n < kIdleSlice && !idle.empty(); ++n) {
+    caf::anon_send(idle.back(), submit_atom::value, Submission{"", ShutdownOp{}});
+    idle.pop_back();
+  }
+  // The next slice goes to the back of the scheduler's queue (a message to ourselves would run
+  // before the work this slice just made, and so before everything older).
+  if (idle.empty())
+    self->quit();
+  else
+    self->delayed_send(self, std::chrono::milliseconds(1), idle_atom::value);
+}
+
+// Every engaged conversation has ended: the store syncs, the caller hears, the rest end.
 void finish_manager_shutdown(manager_ptr self) {
-  sync_store_then_quit(self, self->state.store, *self->state.shutdown_promise);
+  auto& st = self->state;
+  if (st.syncing) return;
+  st.syncing = true;
+  sync_store_then(self, st.store, [=] {
+    auto& st = self->state;
+    st.syncing = false;
+    if (!st.engaged.empty()) return;  // one started its first task meanwhile: it ends first
+    st.shutdown_promise->deliver(true);
+    for (auto& [_, conv] : st.conversations) st.idle.push_back(conv);
+    end_idle_slice(self);
+  });
 }
 
 conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout_store_actor store, mcp_hub_actor mcp,
@@ -184,11 +220,12 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
       auto id = std::move(found->second);
       st.ids.erase(found);
       st.conversations.erase(id);
+      st.engaged.erase(id);
       auto [b, e] = st.archiving.equal_range(id);
       for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
       st.archiving.erase(b, e);
     }
-    if (st.shutdown_promise && st.conversations.empty()) finish_manager_shutdown(self);
+    if (st.shutdown_promise && st.engaged.empty() && st.idle.empty()) finish_manager_shutdown(self);
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
@@ -252,15 +289,23 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         return loaded;
       },
       [=](shutdown_atom) -> caf::result<bool> {
-        auto& m = self->state.conversations;
-        self->state.shutdown_promise = self->make_response_promise<bool>();
-        if (m.empty()) {
-          finish_manager_shutdown(self);
-        } else {
-          for (auto& [_, conv] : m) caf::anon_send(conv, submit_atom::value, Submission{"", ShutdownOp{}});
-        }
-        return *self->state.shutdown_promise;
+        auto& st = self->state;
+        if (st.shutdown_promise) return refuse(Refusal::request, "llmx is shutting down");
+        st.shutdown_promise = self->make_response_promise<bool>();
+        for (const auto& id : st.engaged)
+          caf::anon_send(st.conversations.at(id), submit_atom::value, Submission{"", ShutdownOp{}});
+        if (st.engaged.empty()) finish_manager_shutdown(self);
+        return *st.shutdown_promise;
       },
+      [=](task_atom, const std::string& id) {
+        auto& st = self->state;
+        auto it = st.conversations.find(id);
+        if (it == st.conversations.end() || !st.engaged.insert(id).second) return;
+        // Its first task began after the shutdown did: it is told now, and waited for.
+        if (st.shutdown_promise && st.idle.empty())
+          caf::anon_send(it->second, submit_atom::value, Submission{"", ShutdownOp{}});
+      },
+      [=](idle_atom) { end_idle_slice(self); },
   };
 }
 

@@ -206,6 +206,16 @@ int run(const char* node_bin) {
       EXPECT(!compact_kinds.empty() && compact_kinds.front() == "task_started");
       EXPECT(!compact_last.has_value());  // a compact task has no last agent message
 
+      // Conversations nobody spoke in: the shutdown does not wait for them, but they end right
+      // after its reply even though the host still holds their handles.
+      std::vector<llmx::conversation_actor> idle;
+      for (int i = 0; i < 3; ++i)
+        self->request(engine.manager, 10s, llmx::new_conv_atom::value, config)
+            .receive([&](llmx::conversation_actor c, llmx::SessionConfiguredEvent&) { idle.push_back(std::move(c)); },
+                     [&](caf::error& err) { std::fprintf(stderr, "idle conversation failed: %s\n", sys.render(err).c_str()); });
+      EXPECT(idle.size() == 3);
+      for (const auto& c : idle) self->monitor(c);
+
       // The engine shuts down on request; then the host's own actors.
       bool shut = false;
       self->request(engine.manager, 10s, llmx::shutdown_atom::value)
@@ -213,6 +223,13 @@ int run(const char* node_bin) {
             std::fprintf(stderr, "shutdown failed: %s\n", sys.render(err).c_str());
           });
       EXPECT(shut);
+      size_t ended = 0;
+      bool waited_out = false;
+      self->receive_while([&] { return ended < idle.size() && !waited_out; })(
+          [&](caf::down_msg&) { ++ended; }, [&](llmx::ConversationEvents&) {},
+          caf::after(10s) >> [&] { waited_out = true; });
+      if (ended != idle.size()) std::fprintf(stderr, "%zu of %zu idle conversations ended\n", ended, idle.size());
+      EXPECT(ended == idle.size());
       if (node_bin) {
         // The cluster engine answers once its store is down, so the host may destroy its actor
         // system at once; a store still ending then could hang ~actor_system (cluster.cpp).

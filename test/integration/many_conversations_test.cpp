@@ -1,8 +1,9 @@
 // Many clients' worth of work in one process (issue 5): 200 conversations at once through one
 // app-server and through one mcp-server; every event reaches its own conversation, in order,
-// none lost.
+// none lost; and an exit with many idle ones waits only for those that ran a turn (issue 18).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -74,4 +75,37 @@ TEST_CASE("200 conversations at once through one mcp-server: every tool call get
     REQUIRE(responses.size() == 1);
     CHECK(result_text(responses[0]) == kMockAnswer);
   }
+}
+
+TEST_CASE("stdin closes with 1,500 idle conversations and one hanging turn: the abort reaches the client and the disk") {
+  InitializedMcp f;
+  auto conv = f.mcp.wait_for_response(f.mcp.request("newConversation", "{}"));
+  const auto id = conv.str("/result/conversationId");
+  REQUIRE(id.size() == 36);
+  // More than one slice of idle conversations, made after the busy one (they end after the
+  // shutdown's reply, a slice at a time).
+  for (int i = 0; i < 1500; ++i) REQUIRE_FALSE(f.mcp.wait_for_response(f.mcp.request("newConversation", "{}")).is_error());
+  // A v1 turn: the session does not hold it as a call, so only the engine's shutdown ends it,
+  // and the exit must wait for that conversation while it need not wait for the idle ones.
+  f.mcp.wait_for_response(f.mcp.request("addConversationListener", R"({"conversationId":")" + id + R"("})"));
+  auto sent = f.mcp.wait_for_response(f.mcp.request(
+      "sendUserMessage", R"({"conversationId":")" + id + R"(","items":[{"type":"text","text":"@mock:hang"}]})"));
+  REQUIRE(sent.text("/result") == "{}");
+  f.mcp.wait_for([](const Message& m) { return m.method() == "llmx/event/task_started"; }, "task_started");
+  f.mcp.close_stdin();
+  auto st = f.mcp.wait_exit(10s);
+  INFO(f.mcp.diagnostics());
+  CHECK(st.describe() == "exit code 0");
+  // The abort reached the client before its output closed, and the disk.
+  size_t aborted = 0;
+  for (const auto& m : f.mcp.log())
+    if (m.method() == "llmx/event/turn_aborted" && m.str("/params/conversationId") == id) ++aborted;
+  CHECK(aborted == 1);
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(f.home.file("sessions"), ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().starts_with("rollout-")) files.push_back(it->path().string());
+  REQUIRE(files.size() == 1);  // the idle conversations made none
+  CHECK(contains(read_file(files[0]), R"("turn_aborted")"));
 }

@@ -103,7 +103,16 @@ int serve(const ServeOptions& options, Front front) {
     std::fflush(nullptr);
     ::_exit(0);
   }
-  sys.await_all_actors_done();
+  // Every conversation that ran a task has ended, its rollout synced, and the output is flushed.
+  // Those that never ran one may still be ending (there may be 100,000): they have nothing to
+  // write, so they are not waited for. The MCP servers are stopped first; a command still
+  // running dies with us (its process was started with PR_SET_PDEATHSIG).
+  {
+    caf::scoped_actor self{sys};
+    self->monitor(engine.mcp);
+    caf::anon_send_exit(engine.mcp, caf::exit_reason::user_shutdown);
+    self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(5)) >> [] {});
+  }
   http::finish_preload();
   // Everything is written and synced. The actor system is not destroyed: the stdin reader may
   // still block in read() (the session ended because the client's stdout went away), and with
