@@ -119,7 +119,7 @@ TEST_CASE("mcp http: a 2025 session is named at initialize, streams a call's not
   CHECK(after->status == 404);
 }
 
-TEST_CASE("mcp http: the GET stream carries a task's status, tasks/result waits, a new GET replaces the old") {
+TEST_CASE("mcp http: the GET stream carries the status of a task nobody waits on, a new GET replaces the old") {
   Http f;
   auto sid = f.open_session();
   // A GET stream read on a thread until it ends or `stop` is set.
@@ -164,21 +164,26 @@ TEST_CASE("mcp http: the GET stream carries a task's status, tasks/result waits,
   old.stop = true;  // never wait on a stream the server kept open by mistake
   old.reader.join();
 
+  // A task that ends while no request waits on it: its status goes out on the GET stream. (While
+  // a tasks/result for it is open, its messages go on that request's stream instead, so the
+  // status is awaited here before tasks/result is asked.)
   auto created = f.post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"llmx","arguments":)"
                         R"({"prompt":"@mock:echo task over http"},"task":{"ttl":60000}}})",
                         mcp_headers(sid, "2025-11-25"));
   REQUIRE(created);
   auto task_id = last(messages_of(created)).str("/result/task/taskId");
+  REQUIRE_FALSE(task_id.empty());
+  // The GET stream is read on its own thread; seen() waits up to 10 s (a loop around it made a
+  // miss a 150-s hang instead of a failure).
+  CHECK(live.seen("notifications/tasks/status"));
+  CHECK(live.seen(task_id));
+  CHECK(live.seen(R"("status":"completed")"));
   auto result = f.post(R"({"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":")" + task_id + R"("}})",
                        mcp_headers(sid, "2025-11-25"));
   REQUIRE(result);
   auto done = last(messages_of(result));
   CHECK(done.id() == "3");
   CHECK(contains(result_text(done), "task over http"));
-  // The GET stream is read on its own thread: its lines may land just after the POST's answer
-  // (seen() waits up to 10 s; a loop around it made a miss a 150-s hang instead of a failure).
-  CHECK(live.seen("notifications/tasks/status"));
-  CHECK(live.seen(task_id));
   // Ending the session ends its GET stream too.
   auto c = f.server.client();
   CHECK(c.Delete("/mcp", mcp_headers(sid, "2025-11-25"))->status == 200);
