@@ -224,7 +224,12 @@ int main(int argc, char** argv) {
   if (wanted("scale")) bench::scale_rows({env.llmx, env.url, env.home, idle_counts}, row);
 
   // 6h. a client that reads slower than the model writes: back-pressure, pings (slow_client_bench.cpp)
-  if (wanted("slow-client")) bench::slow_client_rows({env.llmx, env.url, env.home}, row);
+  // Twice: a model faster than llmx itself can turn deltas into lines, and one slower than
+  // llmx but faster than the client, where pausing the streams is what bounds the queue.
+  if (wanted("slow-client")) {
+    bench::slow_client_rows({env.llmx, env.url, env.home}, row);
+    bench::slow_client_rows({env.llmx, env.url, env.home, 200, 2000, 5, 10}, row);
+  }
 
   // 6i. the soak: mixed load for minutes, RSS and open files sampled (soak_bench.cpp)
   if (wanted("soak"))

@@ -25,11 +25,13 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   child.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
   const double cpu0 = child.cpu_seconds();
   std::string calls;
+  const auto prompt = env.delay_ms > 0 ? fmt::format("@mock:slow delay_ms={} deltas={}", env.delay_ms, env.deltas)
+                                       : fmt::format("@mock:long deltas={}", env.deltas);
   for (int i = 1; i <= env.turns; ++i)
     calls += fmt::format(
-        R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"@mock:long deltas={}"}}}}}})"
+        R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{"prompt":"{}"}}}}}})"
         "\n",
-        i, env.deltas);
+        i, prompt);
   child.write_raw(calls);
 
   // Read at the client's pace, pinging every 50 ms; a ping's wait is from its send to its reply.
@@ -85,10 +87,11 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   child.wait(seconds(60));
   std::sort(waits.begin(), waits.end());
   auto pct = [&](double p) { return waits.empty() ? 0.0 : waits[std::min(waits.size() - 1, static_cast<size_t>(waits.size() * p))]; };
-  row(fmt::format("| slow client: {} turns x {} deltas to one client reading {:.0f} MB/s | {} of {} results, {:.0f} MB in "
+  const auto model = env.delay_ms > 0 ? fmt::format(", the model writing a delta every {} ms", env.delay_ms) : std::string();
+  row(fmt::format("| slow client: {} turns x {} deltas{} to one client reading {:.0f} MB/s | {} of {} results, {:.0f} MB in "
                   "{:.1f} s; server peak RSS {:.0f} MB; ping {:.1f} ms (p99 {:.1f}, max {:.1f} sent at {:.1f} s, {} pings); longest silence {:.0f} ms at {:.1f} s; server CPU "
                   "{:.2f} us per delta |",
-                  env.turns, env.deltas, env.read_mb_per_s, results, env.turns, bytes / 1e6, secs, rss / 1024.0,
+                  env.turns, env.deltas, model, env.read_mb_per_s, results, env.turns, bytes / 1e6, secs, rss / 1024.0,
                   pct(0.5), pct(0.99), slowest, slowest_sent, waits.size(), silence, silence_at,
                   deltas ? cpu * 1e6 / static_cast<double>(deltas) : 0.0));
 }

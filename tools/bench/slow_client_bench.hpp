@@ -14,6 +14,7 @@ struct SlowClientBenchEnv {
   int turns = 200;
   int deltas = 2000;           // per turn
   double read_mb_per_s = 20;   // how fast the client reads
+  int delay_ms = 0;            // per delta: 0 streams as fast as mock-llm can (faster than llmx)
 };
 
 void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(std::string)>& row);
