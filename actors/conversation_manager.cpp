@@ -34,9 +34,10 @@ struct ManagerState {
   };
   std::multimap<std::string, PendingArchive> archiving;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
-  // Conversations that ran a task, by id: a shutdown waits for them. The others (never spoken
-  // to, or resumed and left alone) have nothing to finish; they end after the reply, a slice at
-  // a time (`idle`), so exiting with 100,000 of them does not wait for 100,000 actors to end.
+  // Conversations that ran a task, by id: a shutdown waits for them (and for those being
+  // archived). The others (never spoken to, or resumed and left alone) have nothing to finish;
+  // they end after the reply, a slice at a time (`idle`), so exiting with 100,000 of them does
+  // not wait for 100,000 actors to end.
   std::unordered_set<std::string> engaged;
   bool syncing = false;                  // shutting down: the store is syncing
   std::vector<conversation_actor> idle;  // shutting down, after the reply: those still to end
@@ -177,6 +178,10 @@ void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise
             [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
 }
 
+// Whether a shutdown still waits: for a conversation that ran a task, or one being archived (its
+// file is moved once it has ended).
+bool awaited(const ManagerState& st) { return !st.engaged.empty() || !st.archiving.empty(); }
+
 // How many idle conversations are told to end per turn of the manager's mailbox.
 constexpr size_t kIdleSlice = 1000;
 
@@ -202,7 +207,7 @@ void finish_manager_shutdown(manager_ptr self) {
   sync_store_then(self, st.store, [=] {
     auto& st = self->state;
     st.syncing = false;
-    if (!st.engaged.empty()) return;  // one started its first task meanwhile: it ends first
+    if (awaited(st)) return;  // a first task or an archive began meanwhile: it ends first
     st.shutdown_promise->deliver(true);
     for (auto& [_, conv] : st.conversations) st.idle.push_back(conv);
     end_idle_slice(self);
@@ -225,7 +230,7 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
       for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
       st.archiving.erase(b, e);
     }
-    if (st.shutdown_promise && st.engaged.empty() && st.idle.empty()) finish_manager_shutdown(self);
+    if (st.shutdown_promise && !awaited(st) && st.idle.empty()) finish_manager_shutdown(self);
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
@@ -273,9 +278,11 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         return promise;
       },
       [=](timeout_atom, const std::string& id) {
-        auto [b, e] = self->state.archiving.equal_range(id);
+        auto& st = self->state;
+        auto [b, e] = st.archiving.equal_range(id);
         for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
-        self->state.archiving.erase(b, e);
+        st.archiving.erase(b, e);
+        if (st.shutdown_promise && !awaited(st) && st.idle.empty()) finish_manager_shutdown(self);
       },
       [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
         auto it = self->state.conversations.find(id);
@@ -294,7 +301,7 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         st.shutdown_promise = self->make_response_promise<bool>();
         for (const auto& id : st.engaged)
           caf::anon_send(st.conversations.at(id), submit_atom::value, Submission{"", ShutdownOp{}});
-        if (st.engaged.empty()) finish_manager_shutdown(self);
+        if (!awaited(st)) finish_manager_shutdown(self);
         return *st.shutdown_promise;
       },
       [=](task_atom, const std::string& id) {
