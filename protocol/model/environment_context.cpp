@@ -12,15 +12,18 @@
 namespace llmx {
 
 namespace {
-std::string login_shell_name() {
-  struct passwd* pw = getpwuid(getuid());
-  if (!pw || !pw->pw_shell) return {};
-  std::string shell = pw->pw_shell;
-  for (auto name : {"zsh", "bash"})
-    if (shell.size() >= 1 + std::char_traits<char>::length(name) &&
-        shell.ends_with(std::string("/") + name))
-      return name;
-  return {};
+// Read once: getpwuid opens and parses /etc/passwd on every call, and every conversation's
+// first context asks (issue 18, conversations created at 10,000/s).
+const std::string& login_shell_name() {
+  static const std::string name = [] {
+    struct passwd* pw = getpwuid(getuid());
+    if (!pw || !pw->pw_shell) return std::string();
+    std::string shell = pw->pw_shell;
+    for (auto n : {"zsh", "bash"})
+      if (shell.ends_with(std::string("/") + n)) return std::string(n);
+    return std::string();
+  }();
+  return name;
 }
 
 std::string xml_escape(const std::string& s) {
