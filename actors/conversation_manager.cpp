@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
-#include <unordered_set>
 
 #include "actors/compaction.hpp"
 #include "actors/conversation.hpp"
 #include "actors/refusal.hpp"
 #include "actors/rollout_store.hpp"
+#include "actors/shutdown_plan.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/store/rollout.hpp"
@@ -34,13 +34,8 @@ struct ManagerState {
   };
   std::multimap<std::string, PendingArchive> archiving;
   std::optional<caf::typed_response_promise<bool>> shutdown_promise;
-  // Conversations that ran a task, by id: a shutdown waits for them (and for those being
-  // archived). The others (never spoken to, or resumed and left alone) have nothing to finish;
-  // they end after the reply, a slice at a time (`idle`), so exiting with 100,000 of them does
-  // not wait for 100,000 actors to end.
-  std::unordered_set<std::string> engaged;
-  bool syncing = false;                  // shutting down: the store is syncing
-  std::vector<conversation_actor> idle;  // shutting down, after the reply: those still to end
+  ShutdownPlan shutdown;                 // what a shutdown waits for (conversations that ran a task)
+  std::vector<conversation_actor> idle;  // after the shutdown's reply: those still to end
   // The settings the last conversation started with: the next one with equal settings (nearly
   // every one a session starts) shares them instead of holding its own 2-3 KB copy.
   std::shared_ptr<const Config> last_config;
@@ -178,10 +173,6 @@ void archive_stored(manager_ptr self, ThreadRef ref, caf::typed_response_promise
             [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
 }
 
-// Whether a shutdown still waits: for a conversation that ran a task, or one being archived (its
-// file is moved once it has ended).
-bool awaited(const ManagerState& st) { return !st.engaged.empty() || !st.archiving.empty(); }
-
 // How many idle conversations are told to end per turn of the manager's mailbox.
 constexpr size_t kIdleSlice = 1000;
 
@@ -199,15 +190,13 @@ void end_idle_slice(manager_ptr self) {
     self->delayed_send(self, std::chrono::milliseconds(1), idle_atom::value);
 }
 
-// Every engaged conversation has ended: the store syncs, the caller hears, the rest end.
+// Once the shutdown waits for nothing more (a conversation being archived has its file moved
+// once it has ended): the store syncs, the caller hears, the rest end.
 void finish_manager_shutdown(manager_ptr self) {
-  auto& st = self->state;
-  if (st.syncing) return;
-  st.syncing = true;
-  sync_store_then(self, st.store, [=] {
+  if (!self->state.shutdown.sync(self->state.archiving.size())) return;
+  sync_store_then(self, self->state.store, [=] {
     auto& st = self->state;
-    st.syncing = false;
-    if (awaited(st)) return;  // a first task or an archive began meanwhile: it ends first
+    if (!st.shutdown.synced(st.archiving.size())) return;
     st.shutdown_promise->deliver(true);
     for (auto& [_, conv] : st.conversations) st.idle.push_back(conv);
     end_idle_slice(self);
@@ -225,12 +214,12 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
       auto id = std::move(found->second);
       st.ids.erase(found);
       st.conversations.erase(id);
-      st.engaged.erase(id);
+      st.shutdown.ended(id);
       auto [b, e] = st.archiving.equal_range(id);
       for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
       st.archiving.erase(b, e);
     }
-    if (st.shutdown_promise && !awaited(st) && st.idle.empty()) finish_manager_shutdown(self);
+    finish_manager_shutdown(self);
   });
   return {
       [=](new_conv_atom, Config& cfg) -> caf::result<conversation_actor, SessionConfiguredEvent> {
@@ -282,7 +271,7 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         auto [b, e] = st.archiving.equal_range(id);
         for (auto a = b; a != e; ++a) archive_stored(self, a->second.ref, a->second.promise);
         st.archiving.erase(b, e);
-        if (st.shutdown_promise && !awaited(st) && st.idle.empty()) finish_manager_shutdown(self);
+        finish_manager_shutdown(self);
       },
       [=](find_conv_atom, const std::string& id) -> caf::result<conversation_actor> {
         auto it = self->state.conversations.find(id);
@@ -299,17 +288,16 @@ conversation_manager_actor::behavior_type manager_impl(manager_ptr self, rollout
         auto& st = self->state;
         if (st.shutdown_promise) return refuse(Refusal::request, "llmx is shutting down");
         st.shutdown_promise = self->make_response_promise<bool>();
-        for (const auto& id : st.engaged)
+        for (const auto& id : st.shutdown.begin())
           caf::anon_send(st.conversations.at(id), submit_atom::value, Submission{"", ShutdownOp{}});
-        if (!awaited(st)) finish_manager_shutdown(self);
+        finish_manager_shutdown(self);
         return *st.shutdown_promise;
       },
       [=](task_atom, const std::string& id) {
         auto& st = self->state;
         auto it = st.conversations.find(id);
-        if (it == st.conversations.end() || !st.engaged.insert(id).second) return;
-        // Its first task began after the shutdown did: it is told now, and waited for.
-        if (st.shutdown_promise && st.idle.empty())
+        // A first task that began after the shutdown did: told now, and waited for.
+        if (it != st.conversations.end() && st.shutdown.started(id))
           caf::anon_send(it->second, submit_atom::value, Submission{"", ShutdownOp{}});
       },
       [=](idle_atom) { end_idle_slice(self); },
