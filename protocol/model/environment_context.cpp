@@ -52,7 +52,7 @@ std::string environment_context_xml(const Config& cfg) {
     for (const auto& r : cfg.sandbox_policy.writable_roots) out += fmt::format("    <root>{}</root>\n", xml_escape(r));
     out += "  </writable_roots>\n";
   }
-  if (auto shell = login_shell_name(); !shell.empty()) out += fmt::format("  <shell>{}</shell>\n", shell);
+  if (const auto& shell = login_shell_name(); !shell.empty()) out += fmt::format("  <shell>{}</shell>\n", shell);
   out += "</environment_context>";
   return out;
 }

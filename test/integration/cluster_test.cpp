@@ -41,14 +41,6 @@ double cpu_seconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
-std::vector<std::string> rollout_files(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto& e : fs::recursive_directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().filename().string().starts_with("rollout-")) out.push_back(e.path().string());
-  return out;
-}
-
 struct Cluster {
   TempDir home{"llmx-cluster"};
   MockLlm mock;

@@ -3,7 +3,6 @@
 // none lost; and an exit with many idle ones waits only for those that ran a turn (issue 18).
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <map>
 #include <set>
 
@@ -101,11 +100,7 @@ TEST_CASE("stdin closes with 1,500 idle conversations and one hanging turn: the 
   for (const auto& m : f.mcp.log())
     if (m.method() == "llmx/event/turn_aborted" && m.str("/params/conversationId") == id) ++aborted;
   CHECK(aborted == 1);
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(f.home.file("sessions"), ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-    if (it->path().filename().string().starts_with("rollout-")) files.push_back(it->path().string());
+  auto files = rollout_files(f.home.file("sessions"));
   REQUIRE(files.size() == 1);  // the idle conversations made none
   CHECK(contains(read_file(files[0]), R"("turn_aborted")"));
 }

@@ -8,14 +8,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <thread>
 
 #include "test/support/harness.hpp"
 
 using namespace llmx::test;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -91,11 +89,9 @@ TEST_CASE("sandbox/server: SIGTERM mid-command kills the command and its daemons
   CHECK(wait_until_no_process(daemon, 2s));
   CHECK(wait_until_no_process(top, 2s));
   // The conversation's rollout is complete JSON lines and records the aborted turn.
-  std::vector<fs::path> rollouts;
-  for (auto& e : fs::recursive_directory_iterator(f.home.file("sessions")))
-    if (e.path().filename().string().starts_with("rollout-")) rollouts.push_back(e.path());
+  auto rollouts = rollout_files(f.home.file("sessions"));
   REQUIRE(rollouts.size() == 1);
-  const std::string text = read_file(rollouts[0].string());
+  const std::string text = read_file(rollouts[0]);
   CAPTURE(text);
   CHECK(contains(text, "turn_aborted"));
   CHECK(text.back() == '\n');
@@ -168,8 +164,6 @@ TEST_CASE("sandbox/exec: SIGINT mid-command aborts the turn, kills the command a
   CHECK(contains(out, "\"turn_aborted\""));
   CHECK(wait_until_no_process(top, 2s));
   bool recorded = false;
-  for (auto& e : fs::recursive_directory_iterator(home.file("sessions")))
-    if (e.path().filename().string().starts_with("rollout-"))
-      recorded = contains(read_file(e.path().string()), "turn_aborted");
+  for (const auto& file : rollout_files(home.file("sessions"))) recorded = contains(read_file(file), "turn_aborted");
   CHECK(recorded);
 }

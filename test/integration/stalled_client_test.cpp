@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -110,9 +109,8 @@ struct RawServer {
 
 // The one rollout file under `home` (empty when there is none).
 std::string only_rollout(const TempDir& home) {
-  for (const auto& e : std::filesystem::recursive_directory_iterator(home.file("sessions")))
-    if (e.is_regular_file() && e.path().filename().string().starts_with("rollout-")) return read_file(e.path().string());
-  return "";
+  auto files = rollout_files(home.file("sessions"));
+  return files.empty() ? "" : read_file(files.front());
 }
 
 }  // namespace

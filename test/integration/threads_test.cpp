@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> rollout_files(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return out;
-  for (auto& e : fs::recursive_directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().filename().string().starts_with("rollout-")) out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 size_t count_of(std::string_view text, std::string_view needle) {
   size_t n = 0;
   for (size_t pos = text.find(needle); pos != std::string_view::npos; pos = text.find(needle, pos + 1)) ++n;

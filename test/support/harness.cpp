@@ -174,6 +174,17 @@ std::string MockLlm::requests_json() { return http_get(url_, "/_mock/requests");
 
 std::string read_file(const std::string& path) { return llmx::files::read(path).value_or(""); }
 
+std::vector<std::string> rollout_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file() && it->path().filename().string().starts_with("rollout-"))
+      out.push_back(it->path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 EnvVars llmx_env(const std::string& llmx_home, const std::string& base_url) {
   return {{"LLMX_HOME", llmx_home}, {"LLMX_BASE_URL", base_url}, {"LLMX_API_KEY", "test"}};
 }

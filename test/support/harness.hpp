@@ -29,6 +29,8 @@ inline bool contains(std::string_view text, std::string_view needle) { return te
 
 // The whole file ("" when it cannot be read).
 std::string read_file(const std::string& path);
+// The rollout files (`rollout-*`) under `dir`, sorted; none when it does not exist.
+std::vector<std::string> rollout_files(const std::string& dir);
 
 // GET http://host:port<path> over loopback with HTTP/1.0; returns the body, throws on any failure
 // or a non-2xx status. `base_url` may carry a path (it is ignored): "http://127.0.0.1:1234/v1".

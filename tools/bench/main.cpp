@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
   // llmx but faster than the client, where pausing the streams is what bounds the queue.
   if (wanted("slow-client")) {
     bench::slow_client_rows({env.llmx, env.url, env.home}, row);
-    bench::slow_client_rows({env.llmx, env.url, env.home, 200, 2000, 5, 10}, row);
+    bench::slow_client_rows({.llmx = env.llmx, .url = env.url, .home = env.home, .read_mb_per_s = 5, .delay_ms = 10}, row);
   }
 
   // 6i. the soak: mixed load for minutes, RSS and open files sampled (soak_bench.cpp)
