@@ -278,8 +278,9 @@ using conversation_actor = caf::typed_actor<
     // From a client that edits files itself, before its input: that turn's patches go through it
     // (see FileDelegate).
     caf::reacts_to<FileDelegate>,
-    // From the running turn executor: events to record and fan out, in order.
-    caf::reacts_to<std::vector<Event>>,
+    // From the running turn executor (and its approval broker): events to record and fan out,
+    // in order.
+    caf::reacts_to<TurnEvents>,
     // From the running turn executor: items to append to the history.
     caf::reacts_to<RecordItems>,
     // From the running turn executor: the history was compacted; replace it.

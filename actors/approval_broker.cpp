@@ -61,9 +61,9 @@ approval_broker_actor::behavior_type broker_impl(broker_ptr self, conversation_a
           resolve(self, old, ApprovalReply{ReviewDecision::denied, "superseded by a newer request"});
         auto number = ++st.requests;
         st.pending.emplace(req.call_id, Pending{req.sub_id, req.key, promise, number});
-        std::vector<Event> events;
-        events.push_back(Event{req.sub_id, std::move(req.event)});
-        self->send(st.conversation, std::move(events));
+        TurnEvents ask;
+        ask.events.push_back(Event{req.sub_id, std::move(req.event)});
+        self->send(st.conversation, std::move(ask));
         self->delayed_send(self, std::chrono::milliseconds(std::max<int64_t>(st.timeout_ms, 1)), timeout_atom::value,
                            req.call_id, number);
         return promise;

@@ -123,7 +123,7 @@ void persist_item(conversation_ptr self, const rollout::RolloutItem& item) {
   persist(self, {rollout::encode_line(std::chrono::system_clock::now(), item)});
 }
 
-void emit(conversation_ptr self, std::vector<Event> events) {
+void emit(conversation_ptr self, std::vector<Event> events, Claim claim = {}) {
   if (events.empty()) return;
   // The persisted subset (engine.md §9.3) is encoded here, before the events move on.
   std::vector<std::string> lines;
@@ -142,7 +142,7 @@ void emit(conversation_ptr self, std::vector<Event> events) {
   if (subs.empty())
     for (const auto& ev : events)
       if (ev.msg.is<WarningEvent>()) self->state.unheard_warnings.push_back(ev);
-  ConversationEvents batch{self->state.id, std::move(events)};
+  ConversationEvents batch{self->state.id, std::move(events), std::move(claim)};
   for (size_t i = 0; i + 1 < subs.size(); ++i) self->send(subs[i], batch);
   if (!subs.empty()) self->send(subs.back(), std::move(batch));
 }
@@ -237,8 +237,8 @@ void task_over(conversation_ptr self) {
 // The events an op causes, after the op's reply (DECISIONS P10): they come back through this
 // mailbox, behind the reply; anything asked of the conversation later sees them recorded.
 void emit_after_reply(conversation_ptr self, Event ev) {
-  std::vector<Event> one;
-  one.push_back(std::move(ev));
+  TurnEvents one;
+  one.events.push_back(std::move(ev));
   self->send(caf::actor_cast<conversation_actor>(self), std::move(one));
 }
 
@@ -461,7 +461,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         }
         begin_shutdown(self);
       },
-      [=](std::vector<Event>& events) { emit(self, std::move(events)); },
+      [=](TurnEvents& batch) { emit(self, std::move(batch.events), std::move(batch.claim)); },
       [=](RecordItems& rec) {
         std::vector<std::string> lines;
         auto now = std::chrono::system_clock::now();

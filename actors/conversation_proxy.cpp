@@ -310,7 +310,7 @@ conversation_proxy_actor::behavior_type proxy_impl(proxy_ptr self, ProxyStart st
       },
       // The rest of a conversation's interface is for its own turn executor and store, which
       // talk to the conversation on the node, never to its proxy.
-      [=](std::vector<Event>&) {},
+      [=](TurnEvents&) {},
       [=](RecordItems&) {},
       [=](ReplaceHistory&) {},
       [=](RolloutFailed&) {},

@@ -201,7 +201,7 @@ void watch(session_ptr self, TaskWatch w, const RawReply& reply, std::function<s
 
 std::string ack(const mcp::TaskView&) { return mcp::stateless_result("{}"); }
 
-void tasks_get(session_ptr self, mcp::TaskIdParams p, RawReply reply) {
+void tasks_get_2026(session_ptr self, mcp::TaskIdParams p, RawReply reply) {
   if (tasks_declared(self, reply)) watch(self, TaskWatch{.owner = {}, .task_id = p.taskId}, reply, mcp::task_get_2026);
 }
 
@@ -214,7 +214,7 @@ void tasks_update(session_ptr self, TaskUpdateParams p, RawReply reply) {
   });
 }
 
-void tasks_cancel(session_ptr self, mcp::TaskIdParams p, RawReply reply) {
+void tasks_cancel_2026(session_ptr self, mcp::TaskIdParams p, RawReply reply) {
   if (!tasks_declared(self, reply)) return;
   // Cooperative: a task that has ended already is acknowledged all the same.
   watch(self, TaskWatch{.owner = {}, .task_id = p.taskId}, reply, [=](const mcp::TaskView& task) {
@@ -242,9 +242,9 @@ const Methods& mcp_stateless_methods() {
     t.bind<RawJson, RawJson>("server/discover", discover, mcp);
     t.bind<RawJson, RawJson>("tools/list", tools_list, mcp);
     t.bind<StatelessCallParams, RawJson>("tools/call", tools_call, mcp);
-    t.bind<mcp::TaskIdParams, RawJson>("tasks/get", tasks_get, mcp);
+    t.bind<mcp::TaskIdParams, RawJson>("tasks/get", tasks_get_2026, mcp);
     t.bind<TaskUpdateParams, RawJson>("tasks/update", tasks_update, mcp);
-    t.bind<mcp::TaskIdParams, RawJson>("tasks/cancel", tasks_cancel, mcp);
+    t.bind<mcp::TaskIdParams, RawJson>("tasks/cancel", tasks_cancel_2026, mcp);
     t.ahead("server/discover").ahead("tools/list");  // no notification explains them (session.cpp)
     return t;
   }();

@@ -8,7 +8,7 @@
 // X(type, "registered name"): value types first, then the actor handles messages carry.
 #define LLMX_MESSAGE_VALUE_TYPES(X)                      \
   X(Event, "llmx::Event")                                \
-  X(std::vector<Event>, "std::vector<llmx::Event>")      \
+  X(TurnEvents, "llmx::TurnEvents")                      \
   X(ConversationEvents, "llmx::ConversationEvents")      \
   X(Submission, "llmx::Submission")                      \
   X(Config, "llmx::Config")                              \

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/delivery_window.hpp"
 #include "protocol/model/chat_request.hpp"
 #include "protocol/model/provider_models.hpp"
 #include "protocol/config/config.hpp"
@@ -21,11 +22,21 @@
 namespace llmx {
 
 // Events of one conversation, in order, as delivered to subscribers. Batched: one message per
-// burst (e.g. everything one network read produced) keeps the per-delta cost low.
+// burst (e.g. everything one network read produced) keeps the per-delta cost low. The claim
+// (never serialised) holds the model stream back until every local subscriber handled the batch.
 struct ConversationEvents {
   std::string conversation_id;
   std::vector<Event> events;
+  Claim claim;
   LLMX_FIELDS(v("conversation_id", s.conversation_id); v("events", s.events))
+};
+
+// The running turn's events, from its executor (or approval broker) to the conversation, which
+// records them and fans them out as ConversationEvents, claim included.
+struct TurnEvents {
+  std::vector<Event> events;
+  Claim claim;
+  LLMX_FIELDS(v("events", s.events))
 };
 
 // A client that edits files itself (ACP `fs/*`, so unsaved editor buffers count): the patches of
@@ -115,6 +126,7 @@ struct ModelRequest {
 struct ModelEvents {
   uint64_t seq = 0;
   std::vector<ModelEvent> events;
+  Claim claim;  // goes on with the events the executor makes of these (see DeliveryWindow)
   LLMX_FIELDS(v("seq", s.seq); v("events", s.events))
 };
 

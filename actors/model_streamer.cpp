@@ -1,5 +1,7 @@
 #include "actors/model_streamer.hpp"
 
+#include "actors/delivery_window.hpp"
+
 #include <atomic>
 #include <chrono>
 
@@ -21,16 +23,19 @@ int64_t ticks(std::chrono::steady_clock::time_point t) { return t.time_since_epo
 
 // Runs on the HTTP loop thread: decodes the stream as it arrives and posts the model events
 // straight to the turn executor (one message per network read); only the attempt's outcome
-// goes to the streamer actor. Never blocks.
+// goes to the streamer actor. Never blocks. Reading stops while the clients have too many of
+// the stream's events still to handle (the window).
 class StreamHandler : public http::Handler {
  public:
   StreamHandler(model_streamer_actor streamer, turn_executor_actor executor, uint64_t seq, uint32_t attempt,
-                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity)
+                std::string call_id_prefix, WireApi wire, std::shared_ptr<std::atomic<int64_t>> last_activity,
+                std::shared_ptr<DeliveryWindow> window)
       : streamer_(std::move(streamer)),
         executor_(std::move(executor)),
         seq_(seq),
         reader_(attempt, std::move(call_id_prefix), wire),
-        last_activity_(std::move(last_activity)) {}
+        last_activity_(std::move(last_activity)),
+        window_(std::move(window)) {}
 
   void on_head(const http::ResponseHead& head) override {
     touch();
@@ -54,6 +59,8 @@ class StreamHandler : public http::Handler {
     deliver(events);
     report();
   }
+  // After the outcome the last bytes are read regardless: the connection goes back to the pool.
+  bool hold() override { return !reported_ && window_->close_if_full(request()); }
 
  private:
   void touch() {
@@ -62,7 +69,9 @@ class StreamHandler : public http::Handler {
     last_activity_->store(ticks(std::chrono::steady_clock::now()), std::memory_order_relaxed);
   }
   void deliver(std::vector<ModelEvent>& events) {
-    if (!events.empty()) caf::anon_send(executor_, ModelEvents{seq_, std::move(events)});
+    if (events.empty()) return;
+    auto claim = window_->issue(events.size());
+    caf::anon_send(executor_, ModelEvents{seq_, std::move(events), std::move(claim)});
   }
   void report() {
     reported_ = true;
@@ -74,6 +83,7 @@ class StreamHandler : public http::Handler {
   uint64_t seq_;
   ModelStreamReader reader_;
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
+  std::shared_ptr<DeliveryWindow> window_;
   bool reported_ = false;
 };
 
@@ -89,6 +99,7 @@ struct StreamerState {
   uint32_t stream_failures = 0;   // cut streams re-sent
   http::RequestId http_id = 0;
   std::shared_ptr<std::atomic<int64_t>> last_activity = std::make_shared<std::atomic<int64_t>>(0);
+  std::shared_ptr<DeliveryWindow> window;  // shared by the attempts; created with the request
   uint64_t idle_generation = 0;
   bool finished = false;
   bool paused = false;  // the clients of this conversation cannot keep up: nothing is read
@@ -136,7 +147,7 @@ void start_attempt(streamer_ptr self) {
   st.http_id = http::Client::shared().start(
       std::move(req),
       std::make_shared<StreamHandler>(caf::actor_cast<model_streamer_actor>(self), st.executor, st.request.seq,
-                                      st.attempt, st.request.call_id_prefix, st.wire, st.last_activity));
+                                      st.attempt, st.request.call_id_prefix, st.wire, st.last_activity, st.window));
   if (st.paused) http::Client::shared().pause(st.http_id, true);  // a retry while paused
   auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
   self->delayed_send(self, timeout, idle_atom::value, ++st.idle_generation);
@@ -204,6 +215,12 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
   st.executor = std::move(executor);
   st.request = std::move(request);
   st.wire = st.request.wire == WireApi::automatic ? WireApi::responses : st.request.wire;
+  // The window reopens on whichever thread handed back the last claim it needed. A stream held
+  // for its clients is silent because of us, not the provider: the idle timeout starts again.
+  st.window = DeliveryWindow::make(stream_window_events(), [last = st.last_activity](uint64_t request) {
+    last->store(ticks(std::chrono::steady_clock::now()), std::memory_order_relaxed);
+    http::Client::shared().release(request);
+  });
   const bool responses = st.wire == WireApi::responses;
   st.body = responses ? build_responses_request(st.request.prompt, st.request.provider)
                       : build_chat_request(st.request.prompt, st.request.provider);
@@ -265,7 +282,7 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
         auto& st = self->state;
         if (generation != st.idle_generation || st.finished || !st.http_id) return;
         auto timeout = std::chrono::milliseconds(std::max<int64_t>(st.request.provider.stream_idle_timeout_ms, 1));
-        if (st.paused) {  // checked again a full timeout after we read on
+        if (st.paused || st.window->closed()) {  // checked again a full timeout after we read on
           self->delayed_send(self, timeout, idle_atom::value, generation);
           return;
         }

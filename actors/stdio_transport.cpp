@@ -11,26 +11,16 @@
 
 #include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
+#include "protocol/base/secret_env.hpp"
 #include "transport/output_queue.hpp"
 
 namespace llmx {
 
-namespace {
-uint64_t env_bytes(const char* name, uint64_t fallback) {
-  if (const char* v = std::getenv(name); v && *v) {
-    char* end = nullptr;
-    auto n = std::strtoull(v, &end, 10);
-    if (end && *end == '\0' && n > 0) return n;
-  }
-  return fallback;
-}
-}  // namespace
+uint64_t max_output_bytes() { return env_count("LLMX_MAX_OUTPUT_BYTES", kDefaultMaxOutputBytes); }
 
-uint64_t max_output_bytes() { return env_bytes("LLMX_MAX_OUTPUT_BYTES", kDefaultMaxOutputBytes); }
+uint64_t max_line_bytes() { return env_count("LLMX_MAX_LINE_BYTES", kDefaultMaxLineBytes); }
 
-uint64_t max_line_bytes() { return env_bytes("LLMX_MAX_LINE_BYTES", kDefaultMaxLineBytes); }
-
-uint64_t pause_output_bytes() { return env_bytes("LLMX_OUTPUT_PAUSE_BYTES", kDefaultPauseOutputBytes); }
+uint64_t pause_output_bytes() { return env_count("LLMX_OUTPUT_PAUSE_BYTES", kDefaultPauseOutputBytes); }
 
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd) {
   sys.spawn<caf::detached + caf::hidden>([session, fd](caf::blocking_actor* self) {

@@ -32,6 +32,7 @@ struct TurnExecutorState {
   std::string sub_id;
   FileDelegate files;  // the client patches read and write through, when set
   std::vector<Event> outbox;  // events of the current message, sent as one batch
+  Claim claim;  // of the model events being handled: goes with their first batch
   std::vector<std::vector<UserInput>> early_input;  // injected before the loop started
   static inline const char* name = "llmx.turn_executor";
 };
@@ -69,8 +70,9 @@ ToolContext tool_context(const TaskSpec& spec) {
 void flush(executor_ptr self) {
   auto& st = self->state;
   if (st.outbox.empty()) return;
-  self->send(st.conversation, std::move(st.outbox));
+  self->send(st.conversation, TurnEvents{std::move(st.outbox), std::move(st.claim)});
   st.outbox = {};
+  st.claim = {};
 }
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps);
@@ -277,7 +279,9 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
           self->state.early_input.push_back(std::move(in.items));
       },
       [=](ModelEvents& batch) {
+        self->state.claim = std::move(batch.claim);
         run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_model_events(batch.seq, batch.events, out); });
+        self->state.claim = {};  // no events came of them: handled
       },
       [=](ModelRetrying& r) {
         run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_model_retrying(r.seq, r.message, out); });

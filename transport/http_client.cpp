@@ -59,6 +59,7 @@ struct Transfer {
   bool head_sent = false;
   bool aborted = false;  // cancelled on the loop thread, or the handler threw
   bool paused = false;   // Client::pause: the body waits in curl (see on_write)
+  bool held = false;     // the handler's hold(), until Client::release
   char errbuf[CURL_ERROR_SIZE];
 
   ~Transfer() { curl_api().slist_free_all(headers); }
@@ -118,27 +119,32 @@ struct Transfer {
     // Paused: curl keeps this chunk, stops reading, and hands the chunk over again once the
     // transfer is unpaused. (A pause asked before the request started does not survive curl's
     // start of the request; this one always holds.)
-    if (t->paused) return CURL_WRITEFUNC_PAUSE;
+    if (t->paused || t->held) return CURL_WRITEFUNC_PAUSE;
     if (!t->head_sent) {       // no blank line seen (should not happen with HTTP/1.x or h2)
       curl_api().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
       if (!t->emit_head()) return 0;
     }
     try {
       t->handler->on_body(std::string_view(data, len));
+      // Held: this chunk was delivered; the next one waits in curl (returning PAUSE then).
+      t->held = t->handler->hold();
     } catch (...) {
       t->aborted = true;
     }
     return t->aborted ? 0 : len;
   }
+
+  bool stopped() const { return paused || held; }
 };
 
-// A submission: start (transfer set), pause or read on (pause set), cancel (neither set), or
-// cancel unless it ends by itself within `grace` (grace set).
+// A submission: start (transfer set), pause or read on (pause set), end a hold (release set),
+// cancel (none set), or cancel unless it ends by itself within `grace` (grace set).
 struct Op {
   RequestId id = 0;
   std::unique_ptr<Transfer> transfer;
   std::optional<std::chrono::milliseconds> grace = std::nullopt;
   std::optional<bool> pause = std::nullopt;
+  bool release = false;
 };
 
 }  // namespace
@@ -227,6 +233,8 @@ struct Client::Impl {
         begin(std::move(op.transfer));
       else if (op.pause)
         set_paused(op.id, *op.pause);
+      else if (op.release)
+        unhold(op.id);
       else if (op.grace && transfers.count(op.id))
         deadlines.emplace_back(std::chrono::steady_clock::now() + *op.grace, op.id);
       else if (!op.grace)
@@ -353,8 +361,18 @@ struct Client::Impl {
   void set_paused(RequestId id, bool paused) {
     auto it = transfers.find(id);
     if (it == transfers.end() || it->second->aborted || it->second->paused == paused) return;
+    const bool was = it->second->stopped();
     it->second->paused = paused;
-    curl_api().easy_pause(it->second->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
+    if (it->second->stopped() != was) curl_api().easy_pause(it->second->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
+  }
+
+  // A hold stops curl by on_write's answer, so curl may or may not be paused yet; CONT is
+  // harmless either way.
+  void unhold(RequestId id) {
+    auto it = transfers.find(id);
+    if (it == transfers.end() || it->second->aborted || !it->second->held) return;
+    it->second->held = false;
+    if (!it->second->paused) curl_api().easy_pause(it->second->easy, CURLPAUSE_CONT);
   }
 
   void abort(RequestId id) {
@@ -433,6 +451,7 @@ RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
   t->id = impl_->next_id.fetch_add(1, std::memory_order_relaxed);
   t->req = std::move(request);
   t->handler = std::move(handler);
+  t->handler->request_ = t->id;
   const RequestId id = t->id;
   impl_->active.fetch_add(1, std::memory_order_acq_rel);
   std::unique_lock lk(impl_->mu);
@@ -475,6 +494,16 @@ void Client::pause(RequestId id, bool paused) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr, std::nullopt, paused});
+  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+}
+
+void Client::release(RequestId id) {
+  std::lock_guard lk(impl_->mu);
+  if (impl_->closed) return;
+  const bool was_empty = impl_->queue.empty();
+  Op op{id, nullptr};
+  op.release = true;
+  impl_->queue.push_back(std::move(op));
   if (was_empty) curl_api().multi_wakeup(impl_->multi);
 }
 

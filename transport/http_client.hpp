@@ -44,6 +44,16 @@ class Handler {
   // Empty on success (any HTTP status counts as success). Otherwise "cancelled", or curl's
   // error text followed by the curl code, e.g. "Failed to connect to ... (curl 7)".
   virtual void on_done(const std::string& error) = 0;
+  // Asked after each on_body: true stops reading the response until Client::release(request()),
+  // for a handler whose consumers have not caught up with what it delivered.
+  virtual bool hold() { return false; }
+
+  // The transfer's id, set before the first callback.
+  std::uint64_t request() const { return request_; }
+
+ private:
+  friend class Client;
+  std::uint64_t request_ = 0;
 };
 
 using RequestId = std::uint64_t;  // never 0, never reused within a Client
@@ -85,6 +95,9 @@ class Client {
   // consumer that cannot keep up holds the sender back through TCP instead of buffering: no
   // on_body while paused (the head may still come). Unknown or ended transfers are ignored.
   void pause(RequestId id, bool paused);
+  // Thread-safe. Reads on after the handler's hold() (unless also paused). Unknown or ended
+  // transfers, and ones not held, are ignored.
+  void release(RequestId id);
   // Requests started and not yet finished with on_done.
   std::size_t active() const;
 

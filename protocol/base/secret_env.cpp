@@ -98,6 +98,14 @@ const char* env_value(const char* name) {
   return it == store().end() ? nullptr : it->second.c_str();
 }
 
+uint64_t env_count(const char* name, uint64_t fallback) {
+  const char* v = env_value(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  auto n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' && n > 0 ? n : fallback;
+}
+
 const std::map<std::string, std::string>& sealed_env() {
   return store();
 }

@@ -5,6 +5,7 @@
 // builder (sandbox/exec_env.hpp) still see them, so policies decide exactly as before.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ size_t seal_secret_env();
 
 // getenv() that also finds sealed variables.
 const char* env_value(const char* name);
+
+// A positive whole number from the environment (a limit a test or benchmark tunes), else
+// `fallback`: unset, empty, zero or not a number.
+uint64_t env_count(const char* name, uint64_t fallback);
 
 // The sealed variables (name -> value), for building a child's environment.
 const std::map<std::string, std::string>& sealed_env();

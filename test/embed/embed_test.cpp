@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -86,6 +87,7 @@ int run(const char* node_bin) {
   ::setenv("LLMX_HOME", home.c_str(), 1);
   ::setenv("LLMX_BASE_URL", url->c_str(), 1);
   ::setenv("LLMX_API_KEY", "test", 1);
+  ::setenv("LLMX_STREAM_WINDOW", "64", 1);
 
   // A worker node, when asked for: the conversation runs there, the rollout stays here.
   std::unique_ptr<llmx::test::ChildProcess> node_process;
@@ -205,6 +207,34 @@ int run(const char* node_bin) {
       EXPECT(compact_reported);
       EXPECT(!compact_kinds.empty() && compact_kinds.front() == "task_started");
       EXPECT(!compact_last.has_value());  // a compact task has no last agent message
+
+      // A host that has not handled its events holds the model stream back (the delivery
+      // window, LLMX_STREAM_WINDOW=64 below): while the listener does not read, only about one
+      // network read of a 2,000-delta answer reaches its mailbox; then the rest follows, in
+      // order. A node's events leave their process serialised, so there the window is the
+      // node's own, and the bound is not checked.
+      self->send(*conv, llmx::submit_atom::value, llmx::text_submission("@mock:text deltas=2000", "host-3"));
+      std::this_thread::sleep_for(1s);
+      size_t held_deltas = 0;
+      bool held_done = false, drained = false;
+      auto count = [&](llmx::ConversationEvents& batch) {
+        for (const auto& ev : batch.events) {
+          if (ev.msg.is<llmx::AgentMessageDeltaEvent>()) ++held_deltas;
+          if (ev.msg.is<llmx::TaskCompleteEvent>()) held_done = true;
+        }
+      };
+      // What waits in the mailbox after 1 s, without the listener having read any of it.
+      self->receive_while([&] { return !drained; })(count, [&](const std::string&) {},
+                                                     caf::after(0s) >> [&] { drained = true; });
+      const size_t early = held_deltas;
+      self->receive_while([&] { return !held_done && !timed_out; })(count, [&](const std::string&) {},
+                                                                     caf::after(10s) >> [&] { timed_out = true; });
+      EXPECT(held_done);
+      EXPECT(held_deltas == 2000);
+      if (!node_bin) {
+        if (early > 1000) std::fprintf(stderr, "%zu of 2000 deltas reached a host that did not read\n", early);
+        EXPECT(early <= 1000);
+      }
 
       // Conversations nobody spoke in: the shutdown does not wait for them, but they end right
       // after its reply even though the host still holds their handles.

@@ -42,6 +42,47 @@ TEST_CASE("http a paused transfer delivers nothing until it reads on, then every
   CHECK(client.active() == 0);
 }
 
+TEST_CASE("http a handler's hold stops reading after its chunk until released, whatever pause says") {
+  struct Holder : Recorder {
+    std::atomic<bool> holding{true};
+    bool hold() override { return holding.load(); }
+  };
+  auto rec = std::make_shared<Holder>();
+  Gate first_read, second_written;
+  ReleaseOnExit release1{first_read}, release2{second_written};
+  rec->body_hook = [&](std::string_view) { first_read.release(); };
+  TestServer srv([&](httplib::Server& s) {
+    s.Get("/stream", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+        if (!sink.write("data: one\n\n", 11)) return false;
+        first_read.wait();  // the second chunk comes in its own read
+        if (!sink.write("data: two\n\n", 11)) return false;
+        second_written.release();
+        sink.done();
+        return true;
+      });
+    });
+  });
+  Client client;
+  auto id = client.start(get(srv.url("/stream")), rec);
+  REQUIRE(second_written.wait());
+  client.pause(id, true);
+  client.pause(id, false);  // reading on from a pause does not end the hold
+  std::this_thread::sleep_for(300ms);
+  {
+    std::lock_guard lk(rec->mu);
+    CHECK(rec->chunks.size() == 1);
+    CHECK(rec->dones == 0);
+  }
+  rec->holding = false;
+  client.release(id);
+  REQUIRE(rec->wait_done());
+  CHECK(rec->error == "");
+  CHECK(rec->body() == "data: one\n\ndata: two\n\n");
+  client.release(id);  // an ended transfer: ignored
+  CHECK(client.active() == 0);
+}
+
 TEST_CASE("http cancel of a hanging request: one on_done, loop keeps serving") {
   Gate release;
   TestServer srv([&](httplib::Server& s) {

@@ -127,7 +127,7 @@ TEST_CASE("timers: an unanswered approval request is denied exactly when approva
   TestSystem t;
   auto asked = std::make_shared<int>(0);
   auto conversation = caf::actor_cast<conversation_actor>(t.sys->spawn([asked](caf::event_based_actor*) -> caf::behavior {
-    return {[asked](std::vector<Event>&) { ++*asked; }};
+    return {[asked](TurnEvents&) { ++*asked; }};
   }));
   auto reply = std::make_shared<std::optional<ApprovalReply>>();
   t.sys->spawn([=](caf::event_based_actor* self) -> caf::behavior {
@@ -191,7 +191,7 @@ TEST_CASE("timers: a stream that stays silent for stream_idle_timeout is cut off
 TEST_CASE("timers: the approval timeout counts from each request, not from an earlier one for the same call") {
   TestSystem t;
   auto conversation = caf::actor_cast<conversation_actor>(
-      t.sys->spawn([](caf::event_based_actor*) -> caf::behavior { return {[](std::vector<Event>&) {}}; }));
+      t.sys->spawn([](caf::event_based_actor*) -> caf::behavior { return {[](TurnEvents&) {}}; }));
   auto replies = std::make_shared<std::vector<ApprovalReply>>();
   // Asks the broker about call c1 whenever it gets an int.
   auto asker = t.sys->spawn([=](caf::event_based_actor* self) -> caf::behavior {
