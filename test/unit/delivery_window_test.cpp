@@ -68,7 +68,7 @@ TEST_CASE("delivery window: copies of a claim hand the events back when the last
   CHECK(r.tokens == std::vector<uint64_t>{1});
 }
 
-TEST_CASE("delivery window: an empty batch gets no claim; a claim outlives its window's owner") {
+TEST_CASE("delivery window: an empty batch gets no claim, and a claim outlives its window's owner") {
   Reopens r;
   auto w = r.window(4);
   CHECK_FALSE(static_cast<bool>(w->issue(0)));
