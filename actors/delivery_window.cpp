@@ -60,6 +60,6 @@ bool DeliveryWindow::closed() const {
   return closed_;
 }
 
-uint64_t stream_window_events() { return env_count("LLMX_STREAM_WINDOW", 512); }
+uint64_t stream_window_events() { return env_count("LLMX_STREAM_WINDOW", 64); }
 
 }  // namespace llmx

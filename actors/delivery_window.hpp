@@ -63,7 +63,7 @@ class DeliveryWindow : public std::enable_shared_from_this<DeliveryWindow> {
   uint64_t token_ = 0;
 };
 
-// Events a model stream may have on their way to its clients: LLMX_STREAM_WINDOW, default 512.
+// Events a model stream may have on their way to its clients: LLMX_STREAM_WINDOW, default 64.
 uint64_t stream_window_events();
 
 }  // namespace llmx

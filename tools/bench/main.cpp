@@ -224,10 +224,12 @@ int main(int argc, char** argv) {
   if (wanted("scale")) bench::scale_rows({env.llmx, env.url, env.home, idle_counts}, row);
 
   // 6h. a client that reads slower than the model writes: back-pressure, pings (slow_client_bench.cpp)
-  // Twice: a model faster than llmx itself can turn deltas into lines, and one slower than
-  // llmx but faster than the client, where pausing the streams is what bounds the queue.
+  // A model faster than llmx itself can turn deltas into lines, once sharing the two cores with
+  // llmx as an equal and once at nice 19 (as a provider elsewhere would not take our CPU), and
+  // one slower than llmx but faster than the client, where pausing the streams bounds the queue.
   if (wanted("slow-client")) {
     bench::slow_client_rows({env.llmx, env.url, env.home}, row);
+    bench::slow_client_rows({.llmx = env.llmx, .url = env.url, .home = env.home, .niced_mock = env.mock}, row);
     bench::slow_client_rows({.llmx = env.llmx, .url = env.url, .home = env.home, .read_mb_per_s = 5, .delay_ms = 10}, row);
   }
 

@@ -1,5 +1,6 @@
 #include "slow_client_bench.hpp"
 
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -17,8 +18,17 @@ constexpr auto kPingEvery = milliseconds(50);
 }  // namespace
 
 void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(std::string)>& row) {
+  std::optional<Child> mock;
+  std::string url = env.url;
+  if (!env.niced_mock.empty()) {
+    mock.emplace(std::vector<std::string>{"/usr/bin/nice", "-n", "19", env.niced_mock, "--max-threads", "2048"},
+                 std::map<std::string, std::string>{});
+    auto line = mock->read_line(seconds(10));
+    if (!line) return row("| slow client | mock-llm (nice 19) did not start |");
+    url = *line;
+  }
   Child child({env.llmx, "mcp-server"},
-              {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", env.url}, {"LLMX_API_KEY", "bench"}});
+              {{"LLMX_HOME", env.home}, {"LLMX_BASE_URL", url}, {"LLMX_API_KEY", "bench"}});
   child.write_line(
       R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})");
   if (!child.read_line(seconds(10))) return row("| slow client | the server did not answer initialize |");
@@ -87,7 +97,8 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   child.wait(seconds(60));
   std::sort(waits.begin(), waits.end());
   auto pct = [&](double p) { return waits.empty() ? 0.0 : waits[std::min(waits.size() - 1, static_cast<size_t>(waits.size() * p))]; };
-  const auto model = env.delay_ms > 0 ? fmt::format(", the model writing a delta every {} ms", env.delay_ms) : std::string();
+  auto model = env.delay_ms > 0 ? fmt::format(", the model writing a delta every {} ms", env.delay_ms) : std::string();
+  if (mock) model += " (mock-llm at nice 19)";
   row(fmt::format("| slow client: {} turns x {} deltas{} to one client reading {:.0f} MB/s | {} of {} results, {:.0f} MB in "
                   "{:.1f} s; server peak RSS {:.0f} MB; ping {:.1f} ms (p99 {:.1f}, max {:.1f} sent at {:.1f} s, {} pings); longest silence {:.0f} ms at {:.1f} s; server CPU "
                   "{:.2f} us per delta |",
