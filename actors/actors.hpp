@@ -17,6 +17,8 @@
 //   MCP server    a server the user configured in [mcp_servers.<name>] whose tools the model can
 //                 call (llmx is its client); not to be confused with `llmx mcp-server`, where
 //                 llmx is the server.
+//   claim         what a batch of a model stream's events carries to the sessions; the stream
+//                 stops reading while too many of its claims are out (actors/delivery_window.hpp).
 //
 //  stdin ─► stdio reader ─► protocol session ─► conversation manager ─► conversation
 //  stdout ◄─ stdio writer ◄─┘        ▲                                    │  ▲

@@ -3,10 +3,10 @@
 //
 // The HTTP thread decodes a fast stream far quicker than the executor, the conversation and the
 // session can handle its events: a pause sent back by message arrives after the whole response
-// already waits in their mailboxes. So each batch the stream delivers carries a claim,
-// which travels with the events from actor to actor and comes back when its last copy is dropped
-// (every local subscriber handled the batch; a remote one once it was serialised). While more than
-// `limit` events are out, the stream stops reading; it reads on when half of them came back.
+// already waits in their mailboxes. So each batch the stream delivers carries a claim, which
+// travels with the events from actor to actor and comes back when its last copy is dropped (every
+// local subscriber handled the batch; a remote one's copy once it was serialised). While more
+// than `limit` events are out, the stream stops reading; it reads on when half of them are back.
 //
 // Plain code, thread-safe: claims come back on whichever thread drops them.
 #pragma once
@@ -48,7 +48,6 @@ class DeliveryWindow : public std::enable_shared_from_this<DeliveryWindow> {
 
   uint64_t out() const;
   bool closed() const;
-  uint64_t limit() const { return limit_; }
 
  private:
   DeliveryWindow(uint64_t limit, std::function<void(uint64_t)> reopen);
