@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
   std::vector<int> idle_counts = {10000, 20000, 50000, 100000};
   double soak_minutes = 5;
   app.add_option("--soak-minutes", soak_minutes, "How long the soak section runs");
+  int soak_conversations = 1000;
+  app.add_option("--soak-conversations", soak_conversations,
+                 "Distinct conversations in the soak (fewer reach their compaction cycles sooner)");
   app.add_option("--idle", idle_counts, "Idle conversation counts for the scale rows")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](std::string_view s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
@@ -235,7 +238,7 @@ int main(int argc, char** argv) {
 
   // 6i. the soak: mixed load for minutes, RSS and open files sampled (soak_bench.cpp)
   if (wanted("soak"))
-    bench::soak_rows({env.llmx, env.url, env.home, mcp_env.node, mcp_env.fake_server, soak_minutes}, row);
+    bench::soak_rows({env.llmx, env.url, env.home, mcp_env.node, mcp_env.fake_server, soak_minutes, soak_conversations}, row);
 
   // 6d. the same over MCP Streamable HTTP (mcp_http_bench.cpp)
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);
