@@ -5,17 +5,17 @@
 #include "actors/model_registry.hpp"
 #include "actors/rollout_store.hpp"
 
-#include <cstdlib>
 #include <thread>
+
+#include "protocol/base/secret_env.hpp"
 
 namespace llmx {
 
 void configure_system(caf::actor_system_config& cfg) {
   add_message_types(cfg);
   cfg.set("logger.verbosity", caf::atom("quiet"));
-  size_t threads = std::max(2u, std::thread::hardware_concurrency());
-  if (const char* v = std::getenv("LLMX_THREADS"); v && std::atoi(v) > 0) threads = static_cast<size_t>(std::atoi(v));
-  cfg.set("scheduler.max-threads", threads);
+  const auto threads = env_count("LLMX_THREADS", std::max(2u, std::thread::hardware_concurrency()));
+  cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
   // An idle worker spins briefly, then sleeps on its condition variable until work arrives. CAF's
   // default adds 500 polls 50 µs apart in between: each one a nanosleep and two context switches,
   // a fifth of the server's CPU while it streams (issue 18, point 4).

@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 
 #include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
