@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   // Every child gets a scratch HOME: the login shells of the model's commands must not read this
   // machine's profiles (they cost ~100 ms per command here, and vary from machine to machine).
   ::setenv("HOME", env.home.c_str(), 1);
-  bench::Child mock({env.mock, "--max-threads", "2048"}, {});
-  auto url = mock.read_line(seconds(10));
+  std::optional<bench::Child> mock;
+  auto url = bench::start_mock_llm(mock, env.mock);
   if (!url) {
     fmt::print(stderr, "mock-llm did not start\n");
     return 1;
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
   if (wanted("mcp-http")) bench::mcp_http_rows({env.llmx, env.url, env.home}, row);
 
   // 7. the model streamer alone against the mock (streamer_bench.cpp)
-  if (wanted("streamer")) bench::streamer_rows({env.url, mock.pid(), streamer_concurrency}, row);
+  if (wanted("streamer")) bench::streamer_rows({env.url, mock->pid(), streamer_concurrency}, row);
 
   // 7b. worker nodes: the remote hop, and turns/s with 1..3 nodes (nodes_bench.cpp)
   if (wanted("nodes")) bench::nodes_rows({env.llmx, env.url, env.home}, row);

@@ -118,6 +118,13 @@ long Child::peak_rss_kib() const {
   return 0;
 }
 
+std::optional<std::string> start_mock_llm(std::optional<Child>& slot, const std::string& binary, int nice) {
+  std::vector<std::string> argv{binary, "--max-threads", "2048"};
+  if (nice > 0) argv.insert(argv.begin(), {"/usr/bin/nice", "-n", std::to_string(nice)});
+  slot.emplace(argv, std::map<std::string, std::string>{});
+  return slot->read_line(std::chrono::seconds(10));
+}
+
 long Child::context_switches() const {
   long sum = 0;
   std::error_code ec;

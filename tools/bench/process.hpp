@@ -37,4 +37,8 @@ class Child {
   std::string buf_;
 };
 
+// Starts mock-llm from `binary` in `slot` (enough threads for every row's connections), at
+// `nice` when it is above 0; its URL, or nothing if it did not say one within 10 s.
+std::optional<std::string> start_mock_llm(std::optional<Child>& slot, const std::string& binary, int nice = 0);
+
 }  // namespace llmx::bench

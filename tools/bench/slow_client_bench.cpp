@@ -21,9 +21,7 @@ void slow_client_rows(const SlowClientBenchEnv& env, const std::function<void(st
   std::optional<Child> mock;
   std::string url = env.url;
   if (!env.niced_mock.empty()) {
-    mock.emplace(std::vector<std::string>{"/usr/bin/nice", "-n", "19", env.niced_mock, "--max-threads", "2048"},
-                 std::map<std::string, std::string>{});
-    auto line = mock->read_line(seconds(10));
+    auto line = start_mock_llm(mock, env.niced_mock, 19);
     if (!line) return row("| slow client | mock-llm (nice 19) did not start |");
     url = *line;
   }
