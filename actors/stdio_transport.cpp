@@ -61,6 +61,10 @@ struct WriterState {
   PauseMarks marks{kDefaultPauseOutputBytes};
   pressure_sink_actor sink;
   std::chrono::steady_clock::time_point last_write{};  // the last write attempt
+  // Shutting down: the answer, once everything queued is out (or the reader is gone).
+  caf::typed_response_promise<bool> closing;
+  bool shutting_down = false;
+  std::chrono::steady_clock::time_point last_progress{};  // the queue last got shorter
   static inline const char* name = "llmx.stdio_writer";
 };
 
@@ -81,27 +85,41 @@ bool write_some(WriterState& st) {
       break;
     }
     st.queue.consumed(static_cast<size_t>(n));
+    st.last_progress = st.last_write;
   }
   if (st.broken) st.queue.clear();
   return st.queue.empty();
 }
 
-// Everything queued, blocking as long as it takes (shutdown).
+// A reader that takes nothing for this long has gone (shutdown gives up on it).
+constexpr auto kStalled = std::chrono::seconds(1);
+
+// Everything queued, blocking as long as it takes (shutdown of a blocking writer).
 void write_all(WriterState& st) {
   while (!write_some(st)) {
     pollfd p{st.fd, POLLOUT, 0};
-    if (::poll(&p, 1, 1000) <= 0 && !(p.revents & POLLOUT)) {
+    if (::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kStalled).count())) <= 0 && !(p.revents & POLLOUT)) {
       st.broken = true;
       st.queue.clear();
     }
   }
 }
 
+// A non-blocking writer shares the worker threads: it never waits in poll, it comes back.
+constexpr auto kRetryEvery = std::chrono::milliseconds(1);
+
 // Lines already queued behind this one are taken from the mailbox before the flush arrives.
 void schedule_flush(writer_ptr self) {
   if (self->state.flush_pending) return;
   self->state.flush_pending = true;
   self->send(self, flush_atom::value);
+}
+
+// Everything is out (or cannot be): the session hears it, and the writer ends.
+void finish_shutdown(writer_ptr self) {
+  auto& st = self->state;
+  if (st.closing.pending()) st.closing.deliver(true);
+  self->quit();
 }
 
 // Once the client cannot read what we write (its end closed, or the output cap reached), the
@@ -123,11 +141,22 @@ void flush(writer_ptr self) {
     }
     // Wait briefly for room, then go back to the mailbox before the next attempt: a reply that
     // goes ahead must not wait until the whole backlog is written, and queued lines join the
-    // next write (and count against the limit).
+    // next write (and count against the limit). A writer on a worker thread waits by timer.
+    if (st.shutting_down && std::chrono::steady_clock::now() - st.last_progress >= kStalled) {
+      st.broken = true;
+      st.queue.clear();
+      return finish_shutdown(self);
+    }
+    if (st.nonblocking) {
+      st.flush_pending = true;
+      self->delayed_send(self, kRetryEvery, flush_atom::value);
+      return;
+    }
     pollfd p{st.fd, POLLOUT, 0};
     (void)::poll(&p, 1, 10);
     return schedule_flush(self);
   }
+  if (st.shutting_down) return finish_shutdown(self);
   if (st.broken) {
     log::error("stdout: the client closed it; ending the session.");
     self->quit(caf::exit_reason::user_shutdown);
@@ -157,16 +186,22 @@ void queue_line(writer_ptr self, const std::string& line, bool ahead) {
   schedule_flush(self);
 }
 
-line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
+// A pipe or socket is made non-blocking: a stalled reader cannot block us, and the writer can
+// run on the worker threads (no thread of its own to wake for every batch). A file or terminal
+// keeps blocking writes, on a thread of the writer's own.
+bool make_nonblocking(int fd) {
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0 || !(S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) return false;
+  int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd, bool nonblocking) {
   auto& st0 = self->state;
   st0.fd = fd;
   st0.limit = max_output_bytes();
   st0.marks = PauseMarks{pause_output_bytes()};
-  struct stat sb {};
-  if (::fstat(fd, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
-    int flags = ::fcntl(fd, F_GETFL);
-    st0.nonblocking = flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
-  }
+  st0.nonblocking = nonblocking;
   return {
       [=](line_atom, std::string& line) { queue_line(self, line, false); },
       [=](ahead_atom, std::string& line) { queue_line(self, line, true); },
@@ -176,10 +211,19 @@ line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
         flush(self);
         check_marks(self);
       },
-      [=](shutdown_atom) -> bool {
-        write_all(self->state);
-        self->quit();
-        return true;
+      [=](shutdown_atom) -> caf::result<bool> {
+        auto& st = self->state;
+        if (!st.nonblocking) {
+          write_all(st);
+          self->quit();
+          return true;
+        }
+        if (st.shutting_down) return true;
+        st.shutting_down = true;
+        st.last_progress = std::chrono::steady_clock::now();
+        st.closing = self->make_response_promise<bool>();
+        if (!st.flush_pending) flush(self);
+        return st.closing;
       },
   };
 }
@@ -187,7 +231,8 @@ line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd) {
 }  // namespace
 
 line_writer_actor spawn_line_writer(caf::actor_system& sys, int fd) {
-  return sys.spawn<caf::detached>(writer_impl, fd);
+  if (make_nonblocking(fd)) return sys.spawn(writer_impl, fd, true);
+  return sys.spawn<caf::detached>(writer_impl, fd, false);
 }
 
 }  // namespace llmx
