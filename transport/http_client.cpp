@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "protocol/base/secret_env.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx::http {
@@ -48,6 +49,14 @@ std::optional<std::string> header(const ResponseHead& head, std::string_view nam
 
 namespace {
 
+struct Transfer;
+// The transfers that received body bytes in this round of the loop (loop thread only).
+thread_local std::vector<Transfer*> round_bodies;
+
+// What a transfer gathers in one round before it is handed over anyway: a burst still reaches
+// the handler (and its hold) in pieces of about one read.
+constexpr std::size_t kGatherBytes = 16 * 1024;
+
 // One request from start() to on_done. Owned by the submission queue, then by the loop.
 struct Transfer {
   RequestId id = 0;
@@ -60,6 +69,7 @@ struct Transfer {
   bool aborted = false;  // cancelled on the loop thread, or the handler threw
   bool paused = false;   // Client::pause: the body waits in curl (see on_write)
   bool held = false;     // the handler's hold(), until Client::release
+  std::string body;      // received in this round, not yet handed to the handler
   char errbuf[CURL_ERROR_SIZE];
 
   ~Transfer() { curl_api().slist_free_all(headers); }
@@ -124,14 +134,26 @@ struct Transfer {
       curl_api().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->head.status);
       if (!t->emit_head()) return 0;
     }
-    try {
-      t->handler->on_body(std::string_view(data, len));
-      // Held: this chunk was delivered; the next one waits in curl (returning PAUSE then).
-      t->held = t->handler->hold();
-    } catch (...) {
-      t->aborted = true;
-    }
+    // The bytes wait for the end of the round: several pieces of a stream (a model's deltas,
+    // each its own HTTP chunk) reach the handler as one.
+    if (t->body.empty()) round_bodies.push_back(t);
+    t->body.append(data, len);
+    if (t->body.size() >= kGatherBytes) t->hand_over();
     return t->aborted ? 0 : len;
+  }
+
+  // Gives the handler what the round gathered. Held: the next chunk waits in curl (on_write
+  // returns PAUSE then).
+  void hand_over() {
+    if (body.empty() || aborted) return body.clear();
+    try {
+      handler->on_body(body);
+      held = handler->hold();
+    } catch (...) {
+      aborted = true;
+    }
+    if (body.capacity() > 4 * kGatherBytes) std::string().swap(body);
+    body.clear();
   }
 
   bool stopped() const { return paused || held; }
@@ -199,10 +221,31 @@ struct Client::Impl {
     while (drain()) {
       int running = 0;
       curl_api().multi_perform(multi, &running);
+      const bool delivered = hand_over_round();
       reap();
+      // Streams that deliver a few bytes at a time (a model's deltas) would otherwise wake the
+      // actors once per delta: a short wait lets the bytes of every stream gather, so one round
+      // hands the actors everything that arrived meanwhile.
+      if (delivered && opts.gather.count() > 0) std::this_thread::sleep_for(opts.gather);
       curl_api().multi_poll(multi, nullptr, 0, expire_deadlines(), nullptr);
     }
     shutdown();
+  }
+
+  // Hands each transfer what it gathered in this round, before any of them is reaped (its body
+  // comes before its end). A handler that threw has its transfer cancelled. Returns whether
+  // any body was handed over.
+  bool hand_over_round() {
+    if (round_bodies.empty()) return false;
+    std::vector<RequestId> failed;
+    for (Transfer* t : round_bodies) {
+      const bool was_aborted = t->aborted;  // then on_write has failed it already
+      t->hand_over();
+      if (t->aborted && !was_aborted) failed.push_back(t->id);
+    }
+    round_bodies.clear();
+    for (RequestId id : failed) abort(id);
+    return true;
   }
 
   // Cancels the transfers whose grace ran out; returns how long the loop may sleep.
@@ -379,6 +422,7 @@ struct Client::Impl {
     auto node = transfers.extract(id);
     if (node.empty()) return;  // already done (or never existed)
     std::unique_ptr<Transfer>& t = node.mapped();
+    std::erase(round_bodies, t.get());  // a cancel in drain() after an unpause delivered bytes
     curl_api().multi_remove_handle(multi, t->easy);
     release(t->easy);
     finish(std::move(t), std::string(kCancelled));
@@ -420,6 +464,7 @@ struct Client::Impl {
       for (Op& op : queue) work.push_back(std::move(op));
       queue.clear();
     }
+    round_bodies.clear();  // what was gathered goes with the transfers: they are cancelled
     for (auto& [id, t] : transfers) curl_api().multi_remove_handle(multi, t->easy);
     auto pending = std::move(transfers);
     transfers.clear();
@@ -437,6 +482,10 @@ std::size_t default_max_connections() {
   rlimit rl{};
   if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 256;
   return std::clamp<std::size_t>(static_cast<std::size_t>(rl.rlim_cur) / 4, 64, 4096);
+}
+
+std::chrono::microseconds default_gather() {
+  return std::chrono::microseconds(env_count("LLMX_HTTP_GATHER_US", 2000));
 }
 
 Client::Client() : Client(Options{}) {}

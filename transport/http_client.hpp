@@ -64,6 +64,9 @@ inline constexpr std::string_view kCancelled = "cancelled";
 // A quarter of RLIMIT_NOFILE's soft limit, within [64, 4096].
 std::size_t default_max_connections();
 
+// LLMX_HTTP_GATHER_US, or 2 ms: a model's deltas reach the client that much later at most.
+std::chrono::microseconds default_gather();
+
 class Client {
  public:
   struct Options {
@@ -72,6 +75,9 @@ class Client {
     std::size_t max_connections = default_max_connections();
     std::size_t max_host_connections = 0;  // CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited
     bool http2 = true;  // h2 over TLS when the server offers it, HTTP/1.1 for plain http
+    // After a round of the loop that delivered body bytes, the loop waits this long before the
+    // next, so that bytes arriving on many streams are handed on together (LLMX_HTTP_GATHER_US).
+    std::chrono::microseconds gather = default_gather();
   };
 
   Client();  // default options

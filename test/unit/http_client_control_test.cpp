@@ -83,6 +83,41 @@ TEST_CASE("http a handler's hold stops reading after its chunk until released, w
   CHECK(client.active() == 0);
 }
 
+// A stream of small pieces (a model's deltas) is handed over a round of the loop at a time: with
+// a gather of 100 ms, 20 pieces 5 ms apart arrive in a few chunks; without one, in many.
+TEST_CASE("http the loop gathers what arrives during its wait into one chunk per round") {
+  TestServer srv([&](httplib::Server& s) {
+    s.Get("/drip", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+        for (int i = 0; i < 20; ++i) {
+          if (!sink.write("data: x\n\n", 9)) return false;
+          std::this_thread::sleep_for(5ms);
+        }
+        sink.done();
+        return true;
+      });
+    });
+  });
+  auto chunks_with = [&](std::chrono::microseconds gather) {
+    Client::Options opts;
+    opts.gather = gather;
+    Client client(opts);
+    auto rec = std::make_shared<Recorder>();
+    client.start(get(srv.url("/drip")), rec);
+    REQUIRE(rec->wait_done());
+    std::lock_guard lk(rec->mu);
+    CHECK(rec->error == "");
+    std::string body;
+    for (auto& c : rec->chunks) body += c;
+    CHECK(body.size() == 20 * 9);  // every byte, in order, whatever the rounds
+    return rec->chunks.size();
+  };
+  const auto gathered = chunks_with(100ms), single = chunks_with(1us);
+  MESSAGE("chunks with a 100 ms gather: " << gathered << ", with 1 us: " << single);
+  CHECK(gathered <= 4);
+  CHECK(single > gathered);
+}
+
 TEST_CASE("http cancel of a hanging request: one on_done, loop keeps serving") {
   Gate release;
   TestServer srv([&](httplib::Server& s) {

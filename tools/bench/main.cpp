@@ -195,6 +195,20 @@ int main(int argc, char** argv) {
                     "({:.2f} context switches per delta) |",
                     turns, deltas, notes, cpu * 1e6 / (turns * deltas),
                     static_cast<double>(switches) / (turns * deltas)));
+    // A model's deltas as they really come: a few at a time on many streams. The cost per delta
+    // is the difference between long and short answers, so turn start and end drop out.
+    const int streams = 100;
+    auto cpu_of = [&](int each) {
+      double before = s.child().cpu_seconds();
+      std::set<int64_t> ids;
+      for (int i = 0; i < streams; ++i) ids.insert(s.call(fmt::format("@mock:slow delay_ms=10 deltas={}", each)));
+      s.wait_for(ids, seconds(120));
+      return s.child().cpu_seconds() - before;
+    };
+    const double short_cpu = cpu_of(30), long_cpu = cpu_of(300);
+    row(fmt::format("| server CPU per streamed delta, {} streams at once, each a delta every 10 ms (300 against 30 "
+                    "deltas a turn) | {:.1f} µs |",
+                    streams, (long_cpu - short_cpu) * 1e6 / (streams * 270.0)));
   }
 
   // 5. the app server: v2 threads and turns (app_bench.cpp)
