@@ -55,7 +55,7 @@ thread_local std::vector<Transfer*> round_bodies;
 
 // What a transfer gathers in one round before it is handed over anyway: a burst still reaches
 // the handler (and its hold) in pieces of about one read.
-constexpr std::size_t kGatherBytes = 16 * 1024;
+constexpr std::size_t kGatherBytes = 4 * 1024;
 
 // One request from start() to on_done. Owned by the submission queue, then by the loop.
 struct Transfer {
