@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -179,6 +180,7 @@ struct Client::Impl {
   std::atomic<std::size_t> active{0};
 
   std::mutex mu;                // guards the three members below
+  std::condition_variable gathering;  // the loop's gather wait, ended early by new work
   std::vector<Op> queue;        // submissions not yet seen by the loop
   bool stop = false;            // destructor asked the loop to finish
   bool closed = false;          // loop is gone: start() fails inline
@@ -208,11 +210,17 @@ struct Client::Impl {
     {
       std::lock_guard lk(mu);
       stop = true;
-      curl_api().multi_wakeup(multi);
+      wake();
     }
     if (thread.joinable()) thread.join();
     for (CURL* e : free_easy) curl_api().easy_cleanup(e);
     curl_api().multi_cleanup(multi);
+  }
+
+  // Tells the loop there is work (with `mu` held): it may be in curl's poll or in its gather.
+  void wake() {
+    curl_api().multi_wakeup(multi);
+    gathering.notify_one();
   }
 
   // ---- loop thread ---------------------------------------------------------------------------
@@ -226,7 +234,11 @@ struct Client::Impl {
       // Streams that deliver a few bytes at a time (a model's deltas) would otherwise wake the
       // actors once per delta: a short wait lets the bytes of every stream gather, so one round
       // hands the actors everything that arrived meanwhile.
-      if (delivered && opts.gather.count() > 0) std::this_thread::sleep_for(opts.gather);
+      // New work (a request to start, a cancel) ends the wait: only the streams' bytes gather.
+      if (delivered && opts.gather.count() > 0) {
+        std::unique_lock lk(mu);
+        gathering.wait_for(lk, opts.gather, [this] { return stop || !queue.empty(); });
+      }
       curl_api().multi_poll(multi, nullptr, 0, expire_deadlines(), nullptr);
     }
     shutdown();
@@ -513,7 +525,7 @@ RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
   impl_->queue.push_back(Op{id, std::move(t)});
   // One wakeup per batch: the loop drains the whole queue. Under the lock so the multi handle
   // cannot be cleaned up concurrently.
-  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+  if (was_empty) impl_->wake();
   return id;
 }
 
@@ -522,7 +534,7 @@ void Client::finish_within(RequestId id, std::chrono::milliseconds grace) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr, grace});
-  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+  if (was_empty) impl_->wake();
 }
 
 void Client::cancel(RequestId id) {
@@ -535,7 +547,7 @@ void Client::cancel(RequestId id) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr});
-  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+  if (was_empty) impl_->wake();
 }
 
 void Client::pause(RequestId id, bool paused) {
@@ -543,7 +555,7 @@ void Client::pause(RequestId id, bool paused) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr, std::nullopt, paused});
-  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+  if (was_empty) impl_->wake();
 }
 
 void Client::release(RequestId id) {
@@ -553,7 +565,7 @@ void Client::release(RequestId id) {
   Op op{id, nullptr};
   op.release = true;
   impl_->queue.push_back(std::move(op));
-  if (was_empty) curl_api().multi_wakeup(impl_->multi);
+  if (was_empty) impl_->wake();
 }
 
 std::size_t Client::active() const { return impl_->active.load(std::memory_order_acquire); }
