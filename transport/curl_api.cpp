@@ -27,9 +27,7 @@ CurlApi load() {
   lib.bind(api.multi_setopt, "curl_multi_setopt");
   lib.bind(api.multi_add_handle, "curl_multi_add_handle");
   lib.bind(api.multi_remove_handle, "curl_multi_remove_handle");
-  lib.bind(api.multi_perform, "curl_multi_perform");
-  lib.bind(api.multi_poll, "curl_multi_poll");
-  lib.bind(api.multi_wakeup, "curl_multi_wakeup");
+  lib.bind(api.multi_socket_action, "curl_multi_socket_action");
   lib.bind(api.multi_info_read, "curl_multi_info_read");
   lib.bind(api.multi_strerror, "curl_multi_strerror");
   lib.bind(api.slist_append, "curl_slist_append");

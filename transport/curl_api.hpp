@@ -21,9 +21,7 @@ struct CurlApi {
   CURLMcode (*multi_setopt)(CURLM*, CURLMoption, ...);
   decltype(&::curl_multi_add_handle) multi_add_handle;
   decltype(&::curl_multi_remove_handle) multi_remove_handle;
-  decltype(&::curl_multi_perform) multi_perform;
-  decltype(&::curl_multi_poll) multi_poll;
-  decltype(&::curl_multi_wakeup) multi_wakeup;
+  decltype(&::curl_multi_socket_action) multi_socket_action;
   decltype(&::curl_multi_info_read) multi_info_read;
   decltype(&::curl_multi_strerror) multi_strerror;
   decltype(&::curl_slist_append) slist_append;

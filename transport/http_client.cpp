@@ -15,6 +15,7 @@
 
 #include "protocol/base/secret_env.hpp"
 #include "transport/curl_api.hpp"
+#include "transport/curl_sockets.hpp"
 
 namespace llmx::http {
 namespace {
@@ -191,6 +192,7 @@ struct Client::Impl {
   std::vector<std::pair<std::chrono::steady_clock::time_point, RequestId>> deadlines;
   std::vector<CURL*> free_easy;
   std::vector<Op> work;  // swapped with `queue` so both keep their capacity
+  std::unique_ptr<CurlSockets> sockets;  // what the loop waits on
 
   explicit Impl(Options o) : opts(o) {
     curl_api();  // loads libcurl and runs curl_global_init once
@@ -203,6 +205,7 @@ struct Client::Impl {
     if (opts.max_connections > 0)
       curl_api().multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(opts.max_connections));
     curl_api().multi_setopt(multi, CURLMOPT_PIPELINING, opts.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+    sockets = std::make_unique<CurlSockets>(multi);
     thread = std::thread([this] { run(); });
   }
 
@@ -214,12 +217,14 @@ struct Client::Impl {
     }
     if (thread.joinable()) thread.join();
     for (CURL* e : free_easy) curl_api().easy_cleanup(e);
-    curl_api().multi_cleanup(multi);
+    curl_api().multi_cleanup(multi);  // its last socket callbacks still reach `sockets`
+    sockets.reset();
   }
 
-  // Tells the loop there is work (with `mu` held): it may be in curl's poll or in its gather.
+  // Tells the loop there is work (with `mu` held): it may be waiting on its sockets or in its
+  // gather.
   void wake() {
-    curl_api().multi_wakeup(multi);
+    sockets->wake();
     gathering.notify_one();
   }
 
@@ -227,8 +232,7 @@ struct Client::Impl {
 
   void run() {
     while (drain()) {
-      int running = 0;
-      curl_api().multi_perform(multi, &running);
+      sockets->wait_and_act(expire_deadlines());
       const bool delivered = hand_over_round();
       reap();
       // Streams that deliver a few bytes at a time (a model's deltas) would otherwise wake the
@@ -239,7 +243,6 @@ struct Client::Impl {
         std::unique_lock lk(mu);
         gathering.wait_for(lk, opts.gather, [this] { return stop || !queue.empty(); });
       }
-      curl_api().multi_poll(multi, nullptr, 0, expire_deadlines(), nullptr);
     }
     shutdown();
   }
