@@ -1,5 +1,6 @@
 #include "transport/curl_sockets.hpp"
 
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -69,11 +70,7 @@ void CurlSockets::wait_and_act(int limit_ms) {
   int n = ::epoll_wait(epoll_, events, 64, wait);
   for (int i = 0; i < n; ++i) {
     const int fd = events[i].data.fd;
-    if (fd == event_) {
-      uint64_t count = 0;
-      (void)!::read(event_, &count, sizeof count);
-      continue;
-    }
+    if (fd == event_) continue;  // work for the loop: it takes the wake with the work
     const uint32_t e = events[i].events;
     int bits = 0;
     if (e & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) bits |= CURL_CSELECT_IN;
@@ -85,6 +82,20 @@ void CurlSockets::wait_and_act(int limit_ms) {
     due_.reset();  // curl may set it again from inside the action
     act(CURL_SOCKET_TIMEOUT, 0);
   }
+}
+
+void CurlSockets::wait_for_wake(std::chrono::microseconds limit) {
+  if (limit.count() <= 0) return;
+  pollfd p{event_, POLLIN, 0};
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(limit);
+  const timespec ts{static_cast<time_t>(secs.count()),
+                    static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(limit - secs).count())};
+  (void)::ppoll(&p, 1, &ts, nullptr);
+}
+
+void CurlSockets::take_wakes() {
+  uint64_t count = 0;
+  (void)!::read(event_, &count, sizeof count);
 }
 
 void CurlSockets::wake() {

@@ -23,8 +23,13 @@ class CurlSockets {
   // called; then lets curl act on the ready sockets and on its timer.
   void wait_and_act(int limit_ms);
 
-  // Ends the current (or the next) wait; any thread.
+  // Waits until wake() is called or `limit` has passed, whatever the sockets do: the loop's gather.
+  void wait_for_wake(std::chrono::microseconds limit);
+
+  // Ends the current (or the next) wait; any thread. A wake stands, ending every wait, until
+  // take_wakes(): the loop calls it as it takes the work the wakes announced.
   void wake();
+  void take_wakes();
 
  private:
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socket_data);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -51,10 +50,6 @@ std::optional<std::string> header(const ResponseHead& head, std::string_view nam
 
 namespace {
 
-struct Transfer;
-// The transfers that received body bytes in this round of the loop (loop thread only).
-thread_local std::vector<Transfer*> round_bodies;
-
 // What a transfer gathers in one round before it is handed over anyway: a burst still reaches
 // the handler (and its hold) in pieces of about one read.
 constexpr std::size_t kGatherBytes = 4 * 1024;
@@ -72,6 +67,7 @@ struct Transfer {
   bool paused = false;   // Client::pause: the body waits in curl (see on_write)
   bool held = false;     // the handler's hold(), until Client::release
   std::string body;      // received in this round, not yet handed to the handler
+  std::vector<Transfer*>* round = nullptr;  // the loop's list of transfers with a body this round
   char errbuf[CURL_ERROR_SIZE];
 
   ~Transfer() { curl_api().slist_free_all(headers); }
@@ -138,7 +134,7 @@ struct Transfer {
     }
     // The bytes wait for the end of the round: several pieces of a stream (a model's deltas,
     // each its own HTTP chunk) reach the handler as one.
-    if (t->body.empty()) round_bodies.push_back(t);
+    if (t->body.empty()) t->round->push_back(t);
     t->body.append(data, len);
     if (t->body.size() >= kGatherBytes) t->hand_over();
     return t->aborted ? 0 : len;
@@ -181,7 +177,6 @@ struct Client::Impl {
   std::atomic<std::size_t> active{0};
 
   std::mutex mu;                // guards the three members below
-  std::condition_variable gathering;  // the loop's gather wait, ended early by new work
   std::vector<Op> queue;        // submissions not yet seen by the loop
   bool stop = false;            // destructor asked the loop to finish
   bool closed = false;          // loop is gone: start() fails inline
@@ -192,6 +187,7 @@ struct Client::Impl {
   std::vector<std::pair<std::chrono::steady_clock::time_point, RequestId>> deadlines;
   std::vector<CURL*> free_easy;
   std::vector<Op> work;  // swapped with `queue` so both keep their capacity
+  std::vector<Transfer*> round_bodies;  // the transfers that received body bytes this round
   std::unique_ptr<CurlSockets> sockets;  // what the loop waits on
 
   explicit Impl(Options o) : opts(o) {
@@ -213,19 +209,12 @@ struct Client::Impl {
     {
       std::lock_guard lk(mu);
       stop = true;
-      wake();
+      sockets->wake();
     }
     if (thread.joinable()) thread.join();
     for (CURL* e : free_easy) curl_api().easy_cleanup(e);
     curl_api().multi_cleanup(multi);  // its last socket callbacks still reach `sockets`
     sockets.reset();
-  }
-
-  // Tells the loop there is work (with `mu` held): it may be waiting on its sockets or in its
-  // gather.
-  void wake() {
-    sockets->wake();
-    gathering.notify_one();
   }
 
   // ---- loop thread ---------------------------------------------------------------------------
@@ -239,10 +228,7 @@ struct Client::Impl {
       // actors once per delta: a short wait lets the bytes of every stream gather, so one round
       // hands the actors everything that arrived meanwhile.
       // New work (a request to start, a cancel) ends the wait: only the streams' bytes gather.
-      if (delivered && opts.gather.count() > 0) {
-        std::unique_lock lk(mu);
-        gathering.wait_for(lk, opts.gather, [this] { return stop || !queue.empty(); });
-      }
+      if (delivered) sockets->wait_for_wake(opts.gather);
     }
     shutdown();
   }
@@ -284,6 +270,7 @@ struct Client::Impl {
     {
       std::lock_guard lk(mu);
       if (stop) return false;
+      sockets->take_wakes();
       work.swap(queue);
     }
     for (Op& op : work) {
@@ -312,6 +299,7 @@ struct Client::Impl {
     }
     if (!e) return finish(std::move(t), "curl_easy_init failed");
     t->easy = e;
+    t->round = &round_bodies;
     if (!configure(*t)) {
       release(e);
       return finish(std::move(t), "out of memory building request headers");
@@ -526,9 +514,9 @@ RequestId Client::start(Request request, std::shared_ptr<Handler> handler) {
   }
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, std::move(t)});
-  // One wakeup per batch: the loop drains the whole queue. Under the lock so the multi handle
-  // cannot be cleaned up concurrently.
-  if (was_empty) impl_->wake();
+  // One wakeup per batch: the loop drains the whole queue. Under the lock so the loop's sockets
+  // cannot be destroyed concurrently.
+  if (was_empty) impl_->sockets->wake();
   return id;
 }
 
@@ -537,7 +525,7 @@ void Client::finish_within(RequestId id, std::chrono::milliseconds grace) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr, grace});
-  if (was_empty) impl_->wake();
+  if (was_empty) impl_->sockets->wake();
 }
 
 void Client::cancel(RequestId id) {
@@ -550,7 +538,7 @@ void Client::cancel(RequestId id) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr});
-  if (was_empty) impl_->wake();
+  if (was_empty) impl_->sockets->wake();
 }
 
 void Client::pause(RequestId id, bool paused) {
@@ -558,7 +546,7 @@ void Client::pause(RequestId id, bool paused) {
   if (impl_->closed) return;
   const bool was_empty = impl_->queue.empty();
   impl_->queue.push_back(Op{id, nullptr, std::nullopt, paused});
-  if (was_empty) impl_->wake();
+  if (was_empty) impl_->sockets->wake();
 }
 
 void Client::release(RequestId id) {
@@ -568,7 +556,7 @@ void Client::release(RequestId id) {
   Op op{id, nullptr};
   op.release = true;
   impl_->queue.push_back(std::move(op));
-  if (was_empty) impl_->wake();
+  if (was_empty) impl_->sockets->wake();
 }
 
 std::size_t Client::active() const { return impl_->active.load(std::memory_order_acquire); }

@@ -1,6 +1,8 @@
 // The streaming HTTP client: pausing, cancelling, letting a transfer finish, and shutting down.
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include "test/unit/http_test_support.hpp"
 
 using namespace http_test;
@@ -116,6 +118,48 @@ TEST_CASE("http the loop gathers what arrives during its wait into one chunk per
   MESSAGE("chunks with a 100 ms gather: " << gathered << ", with 1 us: " << single);
   CHECK(gathered <= 4);
   CHECK(single > gathered);
+}
+
+// Only the streams' bytes gather: a request started while the loop waits is not held for it.
+TEST_CASE("http a request started during the gather goes out at once") {
+  TestServer srv([&](httplib::Server& s) {
+    s.Get("/drip", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+        for (int i = 0; i < 40; ++i) {
+          if (!sink.write("data: x\n\n", 9)) return false;
+          std::this_thread::sleep_for(50ms);
+        }
+        sink.done();
+        return true;
+      });
+    });
+    s.Get("/quick", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  });
+  Client::Options opts;
+  opts.gather = 1s;  // a delivering round is followed by a long wait
+  Client client(opts);
+  auto drip = std::make_shared<Recorder>();
+  auto quick = std::make_shared<Recorder>();
+  std::atomic<bool> started{false};
+  std::chrono::steady_clock::time_point t0;
+  // From the handler, i.e. just before the loop's wait after the first delivering round.
+  drip->body_hook = [&](std::string_view) {
+    if (started.exchange(true)) return;
+    t0 = std::chrono::steady_clock::now();
+    client.start(get(srv.url("/quick")), quick);
+  };
+  auto drip_id = client.start(get(srv.url("/drip")), drip);
+  REQUIRE(quick->wait_done());
+  const auto took = std::chrono::steady_clock::now() - t0;
+  MESSAGE("the request in the gather took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                                            << " ms");
+  CHECK(took < 500ms);
+  CHECK(quick->body() == "ok");
+  {
+    std::lock_guard lk(quick->mu);
+    CHECK(quick->error == "");
+  }
+  client.cancel(drip_id);
 }
 
 TEST_CASE("http cancel of a hanging request: one on_done, loop keeps serving") {
