@@ -61,9 +61,8 @@ struct WriterState {
   PauseMarks marks{kDefaultPauseOutputBytes};
   pressure_sink_actor sink;
   std::chrono::steady_clock::time_point last_write{};  // the last write attempt
-  // Shutting down: the answer, once everything queued is out (or the reader is gone).
+  // Shutting down while pending: the answer, once everything queued is out (or the reader is gone).
   caf::typed_response_promise<bool> closing;
-  bool shutting_down = false;
   std::chrono::steady_clock::time_point last_progress{};  // the queue last got shorter
   static inline const char* name = "llmx.stdio_writer";
 };
@@ -108,17 +107,21 @@ void write_all(WriterState& st) {
 // A non-blocking writer shares the worker threads: it never waits in poll, it comes back.
 constexpr auto kRetryEvery = std::chrono::milliseconds(1);
 
-// Lines already queued behind this one are taken from the mailbox before the flush arrives.
-void schedule_flush(writer_ptr self) {
+// Lines already queued behind this one are taken from the mailbox before the flush arrives. A
+// writer on the worker threads, waiting for room, comes back after `later` instead.
+void schedule_flush(writer_ptr self, std::chrono::milliseconds later = {}) {
   if (self->state.flush_pending) return;
   self->state.flush_pending = true;
-  self->send(self, flush_atom::value);
+  if (later.count() > 0)
+    self->delayed_send(self, later, flush_atom::value);
+  else
+    self->send(self, flush_atom::value);
 }
 
 // Everything is out (or cannot be): the session hears it, and the writer ends.
 void finish_shutdown(writer_ptr self) {
   auto& st = self->state;
-  if (st.closing.pending()) st.closing.deliver(true);
+  st.closing.deliver(true);
   self->quit();
 }
 
@@ -142,21 +145,17 @@ void flush(writer_ptr self) {
     // Wait briefly for room, then go back to the mailbox before the next attempt: a reply that
     // goes ahead must not wait until the whole backlog is written, and queued lines join the
     // next write (and count against the limit). A writer on a worker thread waits by timer.
-    if (st.shutting_down && std::chrono::steady_clock::now() - st.last_progress >= kStalled) {
+    if (st.closing.pending() && std::chrono::steady_clock::now() - st.last_progress >= kStalled) {
       st.broken = true;
       st.queue.clear();
       return finish_shutdown(self);
     }
-    if (st.nonblocking) {
-      st.flush_pending = true;
-      self->delayed_send(self, kRetryEvery, flush_atom::value);
-      return;
-    }
+    if (st.nonblocking) return schedule_flush(self, kRetryEvery);
     pollfd p{st.fd, POLLOUT, 0};
     (void)::poll(&p, 1, 10);
     return schedule_flush(self);
   }
-  if (st.shutting_down) return finish_shutdown(self);
+  if (st.closing.pending()) return finish_shutdown(self);
   if (st.broken) {
     log::error("stdout: the client closed it; ending the session.");
     self->quit(caf::exit_reason::user_shutdown);
@@ -218,8 +217,7 @@ line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd, bool nonbl
           self->quit();
           return true;
         }
-        if (st.shutting_down) return true;
-        st.shutting_down = true;
+        if (st.closing.pending()) return true;
         st.last_progress = std::chrono::steady_clock::now();
         st.closing = self->make_response_promise<bool>();
         if (!st.flush_pending) flush(self);
