@@ -201,6 +201,10 @@ TEST_CASE_FIXTURE(Escape, "escape: the same attacks fail for an unprivileged ser
   for (const auto& p : {nws, nws + "/.git", nws + "/.git/config", nout, nout + "/file"})
     REQUIRE(::chown(p.c_str(), 65534, 65534) == 0);
   const std::string daemon = unique_sleep_token();
+  // The fixture's process loop must be parked in its wait before the fork: a thread caught inside
+  // the allocator leaves its lock held in the child (ASan's allocator is not fork-safe), and the
+  // child's own loop then hangs on its first allocation (seen twice under ASan, stacks in hand).
+  REQUIRE(ww("true").exit_code == 0);
   int verdict = as_nobody([&]() -> int {
     if (probe().namespaces.mode != ns::Mode::user) return 1;
     ProcessLoop nloop;
