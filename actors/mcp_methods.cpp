@@ -10,10 +10,21 @@
 #include "protocol/base/ids.hpp"
 #include "protocol/base/log.hpp"
 #include "protocol/rpc/mcp.hpp"
+#include "protocol/rpc/mcp_handshake.hpp"
 #include "protocol/rpc/mcp_tasks.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx::session_detail {
+
+void accept_handshake(session_ptr self, mcp::Handshake h) {
+  auto& st = self->state;
+  st.initialized = true;
+  st.client_suffix = std::move(h.client_suffix);
+  st.client_caps = h.client_caps;
+  st.protocol_version = std::move(h.protocol_version);
+  // Load libcurl now, off the initialize path, so the first turn does not wait for it.
+  http::preload_curl_async();
+}
 
 namespace {
 
@@ -104,16 +115,10 @@ void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
 }
 
 void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::InitializeResult> reply) {
-  auto& st = self->state;
-  if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
-  st.initialized = true;
-  st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
-  st.client_caps = mcp::read_client_capabilities(p.capabilities);
-  st.protocol_version = mcp::negotiate_version(p.protocolVersion);
-  bool tasks = st.options.tasks && mcp::has_tasks(st.protocol_version);
-  reply(mcp::InitializeResult{st.protocol_version, user_agent(st.client_suffix), tasks});
-  // Load libcurl now, off the initialize path, so the first turn does not wait for it.
-  http::preload_curl_async();
+  if (self->state.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
+  auto h = mcp::handshake_of(p);
+  reply(mcp::initialize_result(h, static_cast<bool>(self->state.options.tasks)));
+  accept_handshake(self, std::move(h));
 }
 
 void set_level(session_ptr, mcp::SetLevelParams p, Reply<Empty> reply) {

@@ -2,11 +2,13 @@
 // and the app server (protocol.md §3–4: v1 and v2, initialize-gated, no "jsonrpc" field).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/actors.hpp"
 #include "protocol/base/schema_gen.hpp"
+#include "protocol/rpc/mcp_handshake.hpp"
 
 namespace llmx {
 
@@ -18,6 +20,9 @@ struct SessionOptions {
   // sessions share the engine: theirs only closes their connection.
   bool owns_engine = true;
   model_registry_actor models;  // what providers serve (none: model/list shows the built-in table)
+  // MCP: `initialize` was already answered (stdio: before the engine started); the session
+  // starts initialized with what the client declared.
+  std::optional<mcp::Handshake> handshake;
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,

@@ -21,8 +21,20 @@ uint64_t max_line_bytes() { return env_count("LLMX_MAX_LINE_BYTES", kDefaultMaxL
 
 uint64_t pause_output_bytes() { return env_count("LLMX_OUTPUT_PAUSE_BYTES", kDefaultPauseOutputBytes); }
 
-void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd) {
-  sys.spawn<caf::detached + caf::hidden>([session, fd](caf::blocking_actor* self) {
+std::string read_first_line(int fd, size_t limit) {
+  std::string got;
+  char buf[16 * 1024];
+  while (got.find('\n') == std::string::npos && got.size() <= limit) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd, std::string already_read) {
+  sys.spawn<caf::detached + caf::hidden>([session, fd, already_read = std::move(already_read)](caf::blocking_actor* self) {
     const uint64_t limit = max_line_bytes();
     LineCutter lines(limit);
     // The client's messages go ahead of what the session has queued from its conversations (a
@@ -34,6 +46,7 @@ void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd) {
       if (!l.empty()) self->send<high>(session, line_atom::value, std::move(l));
     };
     auto on_oversized = [&] { self->send<high>(session, oversize_atom::value, limit); };
+    lines.feed(already_read, on_line, on_oversized);
     std::string buf(64 * 1024, '\0');
     while (true) {
       ssize_t n = ::read(fd, buf.data(), buf.size());

@@ -34,6 +34,18 @@ std::optional<std::string> read(const std::string& path, int* error) {
   return text;
 }
 
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
 Stamp stamp(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Stamp{.error = errno};

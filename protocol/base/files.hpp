@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace llmx::files {
@@ -16,6 +17,9 @@ namespace llmx::files {
 // The whole file; nullopt when it cannot be opened or read (missing, a directory, no access).
 // `error` (optional) gets errno then, 0 otherwise.
 std::optional<std::string> read(const std::string& path, int* error = nullptr);
+
+// write(2) until everything is written (EINTR and short writes retried); false on an error.
+bool write_all(int fd, std::string_view data);
 
 // What identifies one version of a file: a change of content, a replacement or a rename over it
 // changes at least one of these.

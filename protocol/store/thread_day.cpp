@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "protocol/base/files.hpp"
+
 namespace llmx::threads {
 
 using detail::Fd;
@@ -221,7 +223,7 @@ bool DayIndex::repair(std::vector<std::string>& warnings, StoreStats& stats) {
     std::string bytes;
     for (const auto& r : changes) bytes += encode_index_record(r) + "\n";
     Fd fd(::open(index_path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-    written = fd.fd >= 0 && detail::write_all(fd.fd, bytes);
+    written = fd.fd >= 0 && files::write_all(fd.fd, bytes);
   }
   // The index now describes the directory: make it newer than the directory's last change (the
   // rename of a rewrite included) so the next look finds the day clean.
@@ -249,7 +251,7 @@ bool DayIndex::rewrite_index() {
   {
     Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     if (fd.fd < 0) return false;
-    if (!detail::write_all(fd.fd, bytes)) {
+    if (!files::write_all(fd.fd, bytes)) {
       ::unlink(tmp.c_str());
       return false;
     }

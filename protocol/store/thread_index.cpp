@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/base/files.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/base/json_codec.hpp"
 
@@ -75,18 +76,6 @@ bool take_head_line(std::string_view line, RolloutHead& head,
 
 detail::Fd::~Fd() {
   if (fd >= 0) ::close(fd);
-}
-
-bool detail::write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
 }
 
 std::string RolloutName::date_dir() const {
@@ -294,7 +283,7 @@ std::optional<std::string> append_index_records(const std::string& day_dir,
     bytes += encode_index_record(r);
     bytes += '\n';
   }
-  if (!detail::write_all(fd.fd, bytes)) return fmt::format("failed to write {}: {}", path, errno_text(errno));
+  if (!files::write_all(fd.fd, bytes)) return fmt::format("failed to write {}: {}", path, errno_text(errno));
   return std::nullopt;
 }
 

@@ -115,8 +115,6 @@ struct Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
 };
-// write(2) until everything is written (EINTR and short writes retried).
-bool write_all(int fd, std::string_view data);
 }  // namespace detail
 
 }  // namespace llmx::threads

@@ -8,6 +8,10 @@
 #include <filesystem>
 #include <vector>
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -19,6 +23,8 @@
 #include "listen_command.hpp"
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
+#include "protocol/base/files.hpp"
+#include "protocol/rpc/mcp_handshake.hpp"
 
 namespace llmx::cli {
 
@@ -54,6 +60,25 @@ std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& no
 
 enum class Front { mcp, app, acp };
 
+// Waits for the client's first line on stdin and answers it when it is an MCP `initialize` a fresh
+// session would accept (mcp_handshake.hpp). Returns all that was read, less that line when it was
+// answered, and what the client declared. A signal while waiting ends the process: nothing runs.
+std::pair<std::string, std::optional<mcp::Handshake>> answer_initialize_early(TerminationSignals& signals) {
+  signals.on_signal([](int) { ::_exit(0); });
+  auto got = read_first_line(STDIN_FILENO, max_line_bytes());
+  signals.on_signal(nullptr);
+  auto nl = got.find('\n');
+  if (nl == std::string::npos || nl > max_line_bytes()) return {std::move(got), std::nullopt};
+  std::string_view line(got.data(), nl);
+  if (line.ends_with('\r')) line.remove_suffix(1);  // as the reader cuts lines
+  // The stdio MCP server has its task board (serve() spawns it for every MCP session).
+  auto early = mcp::answer_initialize_line(line, true);
+  if (!early) return {std::move(got), std::nullopt};
+  files::write_all(STDOUT_FILENO, early->reply + "\n");  // a client already gone: the writer finds out
+  got.erase(0, nl + 1);
+  return {std::move(got), std::move(early->handshake)};
+}
+
 int serve(const ServeOptions& options, Front front) {
   const bool app = front == Front::app;
   // Fail fast on a broken config.toml, before any message is read.
@@ -71,6 +96,11 @@ int serve(const ServeOptions& options, Front front) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
   TerminationSignals signals;     // before the actor system: its threads inherit the block
+  // MCP over stdio: the client's `initialize` is answered before the actor system starts, so the
+  // client does not wait for it (issue 18, point 5); what was read goes on to the stdin reader.
+  std::string already_read;
+  std::optional<mcp::Handshake> handshake;
+  if (front == Front::mcp && options.listen.empty()) std::tie(already_read, handshake) = answer_initialize_early(signals);
   caf::actor_system_config cfg;
   configure_system(cfg);
   const bool clustered = !cluster.nodes.empty();
@@ -83,10 +113,11 @@ int serve(const ServeOptions& options, Front front) {
   auto writer = spawn_line_writer(sys);
   SessionOptions so{options.overrides, front == Front::mcp ? tasks : mcp_task_board_actor{}, ""};
   so.models = engine.models;
+  so.handshake = std::move(handshake);
   auto session = front == Front::app   ? spawn_app_session(sys, writer, engine.manager, engine.store, so)
                  : front == Front::acp ? spawn_acp_session(sys, writer, engine.manager, engine.store, so)
                                        : spawn_mcp_session(sys, writer, engine.manager, engine.store, so);
-  spawn_stdio_reader(sys, session);
+  spawn_stdio_reader(sys, session, STDIN_FILENO, std::move(already_read));
   {
     // The session ends at EOF, or on SIGTERM/SIGINT/SIGHUP like at EOF without waiting for the
     // client: conversations shut down (turns aborted, commands killed), rollouts synced, output
@@ -94,6 +125,7 @@ int serve(const ServeOptions& options, Front front) {
     caf::scoped_actor self{sys};
     self->monitor(session);
     signals.on_signal([session](int) { caf::anon_send(session, shutdown_atom::value); });
+    if (signals.received()) caf::anon_send(session, shutdown_atom::value);  // one came before
     self->receive([](caf::down_msg&) {});
   }
   signals.on_signal(nullptr);
