@@ -84,13 +84,13 @@ void CurlSockets::wait_and_act(int limit_ms) {
   }
 }
 
-void CurlSockets::wait_for_wake(std::chrono::microseconds limit) {
-  if (limit.count() <= 0) return;
+bool CurlSockets::wait_for_wake(std::chrono::microseconds limit) {
+  if (limit.count() <= 0) return false;
   pollfd p{event_, POLLIN, 0};
   const auto secs = std::chrono::duration_cast<std::chrono::seconds>(limit);
   const timespec ts{static_cast<time_t>(secs.count()),
                     static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(limit - secs).count())};
-  (void)::ppoll(&p, 1, &ts, nullptr);
+  return ::ppoll(&p, 1, &ts, nullptr) > 0;
 }
 
 void CurlSockets::take_wakes() {

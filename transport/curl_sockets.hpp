@@ -24,7 +24,8 @@ class CurlSockets {
   void wait_and_act(int limit_ms);
 
   // Waits until wake() is called or `limit` has passed, whatever the sockets do: the loop's gather.
-  void wait_for_wake(std::chrono::microseconds limit);
+  // True when a wake ended it.
+  bool wait_for_wake(std::chrono::microseconds limit);
 
   // Ends the current (or the next) wait; any thread. A wake stands, ending every wait, until
   // take_wakes(): the loop calls it as it takes the work the wakes announced.

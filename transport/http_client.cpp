@@ -228,7 +228,14 @@ struct Client::Impl {
       // actors once per delta: a short wait lets the bytes of every stream gather, so one round
       // hands the actors everything that arrived meanwhile.
       // New work (a request to start, a cancel) ends the wait: only the streams' bytes gather.
-      if (delivered) sockets->wait_for_wake(opts.gather);
+      if (delivered && sockets->wait_for_wake(opts.gather)) {
+        // Before the new work, what the sockets hold: a stream's last bytes end its transfer and
+        // give its connection back, so the request that came (a turn's next request, often
+        // sent in answer to that stream's end) reuses it instead of opening another.
+        sockets->wait_and_act(0);
+        hand_over_round();
+        reap();
+      }
     }
     shutdown();
   }
