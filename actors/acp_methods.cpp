@@ -11,6 +11,11 @@
 
 namespace llmx::session_detail {
 
+void accept_handshake(session_ptr self, rpc::AcpHandshake h) {
+  self->state.initialized = true;
+  self->state.acp_caps = h.client_caps;
+}
+
 namespace {
 
 using RawReply = Reply<RawJson>;
@@ -53,9 +58,7 @@ AcpSession& open_session(session_ptr self, const std::string& id, const conversa
 }
 
 void initialize(session_ptr self, acp::InitializeParams p, RawReply reply) {
-  auto& st = self->state;
-  st.initialized = true;
-  st.acp_caps = acp::read_client_capabilities(p.clientCapabilities);
+  accept_handshake(self, rpc::acp_handshake(p));
   reply(RawJson{acp::initialize_result()});
 }
 

@@ -14,6 +14,11 @@
 
 namespace llmx::session_detail {
 
+void accept_handshake(session_ptr self, rpc::AppHandshake h) {
+  self->state.initialized = true;
+  self->state.client_suffix = std::move(h.client_suffix);
+}
+
 namespace {
 
 int64_t unix_now() {
@@ -21,11 +26,10 @@ int64_t unix_now() {
 }
 
 void initialize(session_ptr self, v2::InitializeParams p, Reply<v2::InitializeResult> reply) {
-  auto& st = self->state;
-  if (st.initialized) return reply(RpcError{rpc::kInvalidRequest, "Already initialized"});
-  st.initialized = true;
-  st.client_suffix = p.clientInfo.name + "; " + p.clientInfo.version;
-  reply(v2::InitializeResult{user_agent(st.client_suffix)});
+  if (self->state.initialized) return reply(RpcError{rpc::kInvalidRequest, "Already initialized"});
+  auto h = rpc::app_handshake(p);
+  reply(rpc::app_initialize_result(h));
+  accept_handshake(self, std::move(h));
 }
 
 void thread_start(session_ptr self, v2::ThreadStartParams p, Reply<v2::ThreadOpenedResult> reply) {

@@ -10,13 +10,12 @@
 #include "protocol/base/ids.hpp"
 #include "protocol/base/log.hpp"
 #include "protocol/rpc/mcp.hpp"
-#include "protocol/rpc/mcp_handshake.hpp"
 #include "protocol/rpc/mcp_tasks.hpp"
 #include "transport/curl_api.hpp"
 
 namespace llmx::session_detail {
 
-void accept_handshake(session_ptr self, mcp::Handshake h) {
+void accept_handshake(session_ptr self, rpc::McpHandshake h) {
   auto& st = self->state;
   st.initialized = true;
   st.client_suffix = std::move(h.client_suffix);
@@ -116,8 +115,8 @@ void tools_call(session_ptr self, mcp::ToolCallParams p, ToolReply reply) {
 
 void initialize(session_ptr self, mcp::InitializeParams p, Reply<mcp::InitializeResult> reply) {
   if (self->state.initialized) return reply(RpcError{rpc::kInvalidRequest, "initialize called more than once"});
-  auto h = mcp::handshake_of(p);
-  reply(mcp::initialize_result(h, static_cast<bool>(self->state.options.tasks)));
+  auto h = rpc::mcp_handshake(p);
+  reply(rpc::mcp_initialize_result(h, static_cast<bool>(self->state.options.tasks)));
   accept_handshake(self, std::move(h));
 }
 

@@ -186,7 +186,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
   self->state.manager = std::move(manager);
   self->state.store = std::move(store);
   self->state.options = std::move(options);
-  if (auto& h = self->state.options.handshake; h && flavor == SessionState::Flavor::mcp) accept_handshake(self, std::move(*h));
+  if (auto& h = self->state.options.handshake) std::visit([&](auto& hs) { accept_handshake(self, std::move(hs)); }, *h);
   // The table's answers go out through the writer, encoded for this server's envelope.
   auto responder = std::make_shared<rpc::Responder>();
   responder->result = [self](const rpc::Id& id, std::string result, rpc::Lane lane) {

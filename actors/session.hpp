@@ -8,7 +8,7 @@
 
 #include "actors/actors.hpp"
 #include "protocol/base/schema_gen.hpp"
-#include "protocol/rpc/mcp_handshake.hpp"
+#include "protocol/rpc/handshake.hpp"
 
 namespace llmx {
 
@@ -20,9 +20,9 @@ struct SessionOptions {
   // sessions share the engine: theirs only closes their connection.
   bool owns_engine = true;
   model_registry_actor models;  // what providers serve (none: model/list shows the built-in table)
-  // MCP: `initialize` was already answered (stdio: before the engine started); the session
-  // starts initialized with what the client declared.
-  std::optional<mcp::Handshake> handshake;
+  // `initialize` was already answered (stdio: before the engine started): the session starts
+  // initialized with what the client declared.
+  std::optional<rpc::Handshake> handshake;
 };
 
 session_actor spawn_mcp_session(caf::actor_system& sys, line_writer_actor writer,

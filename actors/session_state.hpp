@@ -22,7 +22,7 @@
 #include "protocol/rpc/acp.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/mcp.hpp"
-#include "protocol/rpc/mcp_handshake.hpp"
+#include "protocol/rpc/handshake.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
 #include "protocol/rpc/method_table.hpp"
 #include "protocol/rpc/v2_api.hpp"
@@ -234,8 +234,11 @@ void bind_thread_methods(Methods& t, ModelListShape shape);  // thread_methods.c
 void bind_account_methods(Methods& t);       // account_methods.cpp: identity, auth, account, feedback
 void bind_workspace_methods(Methods& t);     // workspace_methods.cpp: git diff, one-off commands, file search
 
-// The MCP client's `initialize`, answered: the session keeps what it declared (mcp_methods.cpp).
-void accept_handshake(session_ptr self, mcp::Handshake h);
+// The client's `initialize`, answered: the session keeps what it declared (mcp_methods.cpp,
+// app_methods.cpp, acp_methods.cpp).
+void accept_handshake(session_ptr self, rpc::McpHandshake h);
+void accept_handshake(session_ptr self, rpc::AppHandshake h);
+void accept_handshake(session_ptr self, rpc::AcpHandshake h);
 
 // MCP 2026-07-28 (mcp_stateless_methods.cpp): a request whose `_meta` names its protocol
 // version is checked and served from its own table (methods 2026 removed are -32601).

@@ -24,7 +24,7 @@
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
 #include "protocol/base/files.hpp"
-#include "protocol/rpc/mcp_handshake.hpp"
+#include "protocol/rpc/handshake.hpp"
 
 namespace llmx::cli {
 
@@ -60,10 +60,11 @@ std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& no
 
 enum class Front { mcp, app, acp };
 
-// Waits for the client's first line on stdin and answers it when it is an MCP `initialize` a fresh
-// session would accept (mcp_handshake.hpp). Returns all that was read, less that line when it was
-// answered, and what the client declared. A signal while waiting ends the process: nothing runs.
-std::pair<std::string, std::optional<mcp::Handshake>> answer_initialize_early(TerminationSignals& signals) {
+// Waits for the client's first line on stdin and answers it when it is an `initialize` a fresh
+// session of `front` would accept (protocol/rpc/handshake.hpp). Returns all that was read, less
+// that line when it was answered, and what the client declared. A signal while waiting ends the
+// process: nothing runs yet.
+std::pair<std::string, std::optional<rpc::Handshake>> answer_initialize_early(Front front, TerminationSignals& signals) {
   signals.on_signal([](int) { ::_exit(0); });
   auto got = read_first_line(STDIN_FILENO, max_line_bytes());
   signals.on_signal(nullptr);
@@ -71,8 +72,10 @@ std::pair<std::string, std::optional<mcp::Handshake>> answer_initialize_early(Te
   if (nl == std::string::npos || nl > max_line_bytes()) return {std::move(got), std::nullopt};
   std::string_view line(got.data(), nl);
   if (line.ends_with('\r')) line.remove_suffix(1);  // as the reader cuts lines
-  // The stdio MCP server has its task board (serve() spawns it for every MCP session).
-  auto early = mcp::answer_initialize_line(line, true);
+  auto early = front == Front::app   ? rpc::answer_app_initialize(line)
+               : front == Front::acp ? rpc::answer_acp_initialize(line)
+                                     // The MCP server has its task board (serve() spawns it for every MCP session).
+                                     : rpc::answer_mcp_initialize(line, true);
   if (!early) return {std::move(got), std::nullopt};
   files::write_all(STDOUT_FILENO, early->reply + "\n");  // a client already gone: the writer finds out
   got.erase(0, nl + 1);
@@ -96,11 +99,11 @@ int serve(const ServeOptions& options, Front front) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
   TerminationSignals signals;     // before the actor system: its threads inherit the block
-  // MCP over stdio: the client's `initialize` is answered before the actor system starts, so the
+  // Over stdio the client's `initialize` is answered before the actor system starts, so the
   // client does not wait for it (issue 18, point 5); what was read goes on to the stdin reader.
   std::string already_read;
-  std::optional<mcp::Handshake> handshake;
-  if (front == Front::mcp && options.listen.empty()) std::tie(already_read, handshake) = answer_initialize_early(signals);
+  std::optional<rpc::Handshake> handshake;
+  if (options.listen.empty()) std::tie(already_read, handshake) = answer_initialize_early(front, signals);
   caf::actor_system_config cfg;
   configure_system(cfg);
   const bool clustered = !cluster.nodes.empty();

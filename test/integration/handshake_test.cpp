@@ -1,0 +1,115 @@
+// The stdio servers answer `initialize` before their actors start (issue 18, point 5): the answer
+// is the session's own, what follows it in the same write is served in order, and a signal while
+// a server waits for that first line ends it.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <thread>
+
+#include "test/support/harness.hpp"
+
+using namespace llmx::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string init_line(int id) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+         R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"handshake","version":"3"}}})";
+}
+
+std::unique_ptr<ChildProcess> start_server(const TempDir& home, const MockLlm& mock,
+                                          const std::string& subcommand = "mcp-server") {
+  SpawnOptions o;
+  o.argv = {LLMX_BIN, subcommand};
+  o.env = llmx_env(home.path(), mock.url());
+  o.cwd = home.path();
+  return std::make_unique<ChildProcess>(std::move(o));
+}
+
+}  // namespace
+
+TEST_CASE("handshake: initialize answered before the engine starts is the session's own answer") {
+  TempDir home;
+  MockLlm mock;
+  const std::vector<std::pair<std::string, std::string>> servers = {
+      {"mcp-server", init_line(1)},
+      {"app-server", R"({"id":1,"method":"initialize","params":{"clientInfo":{"name":"handshake","version":"3"}}})"},
+      {"acp", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,)"
+              R"("clientCapabilities":{"fs":{"readTextFile":true}}}})"}};
+  for (const auto& [subcommand, line] : servers) {
+    const auto& shown = subcommand;  // clang 14 cannot capture a structured binding
+    CAPTURE(shown);
+    auto early = start_server(home, mock, subcommand);
+    REQUIRE(early->write_stdin(line + "\n"));
+    auto early_reply = early->read_line();
+    // A blank first line leaves initialize to the session, as every line after the first.
+    auto late = start_server(home, mock, subcommand);
+    REQUIRE(late->write_stdin("\n" + line + "\n"));
+    auto late_reply = late->read_line();
+    REQUIRE(early_reply);
+    REQUIRE(late_reply);
+    CHECK(*early_reply == *late_reply);
+    CHECK(Message(*early_reply).integer("/id") == 1);
+    CHECK(Message(*early_reply).has("/result"));
+    if (subcommand == "mcp-server") CHECK(Message(*early_reply).has("/result/capabilities/tasks"));
+  }
+}
+
+TEST_CASE("handshake: what comes behind the MCP initialize in the same write is served, in order") {
+  TempDir home;
+  MockLlm mock;
+  auto p = start_server(home, mock);
+  REQUIRE(p->write_stdin(init_line(1) + "\n" + R"({"jsonrpc":"2.0","method":"notifications/initialized"})" + "\n" +
+                         R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})" + "\n" +
+                         R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+                         R"("capabilities":{},"clientInfo":{"name":"again","version":"1"}}})" "\n" +
+                         R"({"jsonrpc":"2.0","id":4,"method":"ping"})" + "\n"));
+  std::vector<Message> replies;
+  while (replies.size() < 4) {
+    auto line = p->read_line();
+    REQUIRE(line);
+    replies.emplace_back(*line);
+  }
+  CHECK(replies[0].integer("/id") == 1);
+  CHECK(replies[1].integer("/id") == 2);
+  CHECK(replies[1].str("/result/tools/0/name") == "llmx");
+  // The session knows it was initialized: a second one is refused.
+  CHECK(replies[2].integer("/id") == 3);
+  CHECK(replies[2].integer("/error/code") == -32600);
+  CHECK(replies[3].integer("/id") == 4);
+  CHECK(replies[3].text("/result") == "{}");
+  p->close_stdin();
+  CHECK(p->wait(10s).ok());
+}
+
+TEST_CASE("handshake: the app server answered early knows its client, and refuses a second initialize") {
+  TempDir home;
+  MockLlm mock;
+  auto p = start_server(home, mock, "app-server");
+  REQUIRE(p->write_stdin(R"({"id":1,"method":"initialize","params":{"clientInfo":{"name":"ide","version":"9"}}})" "\n"
+                         R"({"id":2,"method":"getUserAgent"})" "\n"
+                         R"({"id":3,"method":"initialize","params":{"clientInfo":{"name":"ide","version":"9"}}})" "\n"));
+  std::vector<Message> replies;
+  while (replies.size() < 3) {
+    auto line = p->read_line();
+    REQUIRE(line);
+    replies.emplace_back(*line);
+  }
+  CHECK(replies[0].integer("/id") == 1);
+  CHECK(replies[1].integer("/id") == 2);
+  CHECK(replies[1].str("/result/userAgent").ends_with("(ide; 9)"));
+  CHECK(replies[2].integer("/error/code") == -32600);
+}
+
+TEST_CASE("handshake: a signal while the server waits for its first line ends it cleanly") {
+  TempDir home;
+  MockLlm mock;
+  auto p = start_server(home, mock);
+  std::this_thread::sleep_for(300ms);  // long enough to be waiting in read()
+  p->kill(SIGTERM);
+  auto status = p->wait(5s);
+  INFO(status.describe());
+  CHECK(status.ok());
+}
