@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "test/support/harness.hpp"
@@ -26,6 +27,19 @@ std::unique_ptr<ChildProcess> start_server(const TempDir& home, const MockLlm& m
   o.env = llmx_env(home.path(), mock.url());
   o.cwd = home.path();
   return std::make_unique<ChildProcess>(std::move(o));
+}
+
+// Whether the process's main thread is blocked in read(0, ...) (/proc/<pid>/syscall: number, args).
+bool wait_until_reading_stdin(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const std::string path = "/proc/" + std::to_string(pid) + "/syscall";
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    std::string number, fd;
+    if (in >> number >> fd && number == "0" && fd == "0x0") return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
 }
 
 }  // namespace
@@ -107,7 +121,8 @@ TEST_CASE("handshake: a signal while the server waits for its first line ends it
   TempDir home;
   MockLlm mock;
   auto p = start_server(home, mock);
-  std::this_thread::sleep_for(300ms);  // long enough to be waiting in read()
+  // Until its main thread reads stdin, a signal finds the default action (or blocked but unwatched).
+  REQUIRE(wait_until_reading_stdin(p->pid(), 20s));
   p->kill(SIGTERM);
   auto status = p->wait(5s);
   INFO(status.describe());
