@@ -47,7 +47,10 @@ class StreamHandler : public http::Handler {
     touch();
     if (reported_) return;
     std::vector<ModelEvent> events;
+    // Sized like the last batch: growing it one event at a time cost an allocation every few deltas.
+    events.reserve(std::min<size_t>(last_batch_, kMaxReserve));
     reader_.on_body(chunk, events);
+    last_batch_ = events.size();
     deliver(events);
     if (reader_.finished()) report();
   }
@@ -85,6 +88,8 @@ class StreamHandler : public http::Handler {
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
   std::shared_ptr<DeliveryWindow> window_;
   bool reported_ = false;
+  static constexpr size_t kMaxReserve = 256;
+  size_t last_batch_ = 0;  // events in the last body chunk
 };
 
 struct StreamerState {

@@ -95,6 +95,8 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
 
 void on_events(session_ptr self, ConversationEvents& batch) {
   std::string lines;
+  // Sized like the last batch: a batch grown from empty reallocated a dozen times.
+  lines.reserve(std::min(self->state.last_lines, SessionState::kLinesReserve));
   for (const auto& ev : batch.events) {
     if (self->state.flavor == SessionState::Flavor::acp) {
       acp_on_event(self, batch.conversation_id, ev, lines);
@@ -104,6 +106,7 @@ void on_events(session_ptr self, ConversationEvents& batch) {
     forward_to_listeners(self, batch.conversation_id, ev, by_call, lines);
     note_rate_limits(self, ev, lines);
   }
+  self->state.last_lines = lines.size();
   if (!lines.empty()) write(self, std::move(lines));
   // After eof, the last call's final lines are queued before the writer is told to stop.
   if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);

@@ -73,6 +73,9 @@ struct SessionState {
   // asked to pause their model streams until it catches up (issue 18, back-pressure).
   std::unordered_map<caf::actor_addr, conversation_actor> followed;  // by address (down messages)
   bool pressed = false;
+  // The size of the last batch of event lines, to size the next one (at most kLinesReserve).
+  size_t last_lines = 0;
+  static constexpr size_t kLinesReserve = 64 * 1024;
   // Conversations that ended while this session knew them, and why ("was archived", "has
   // ended"): a later request to one gets that as its error.
   std::map<std::string, std::string> gone;
