@@ -1,7 +1,10 @@
 #include "protocol/rpc/handshake.hpp"
 
+#include <utility>
+
 #include "protocol/base/ids.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/rpc/method_table.hpp"
 #include "protocol/rpc/mcp_stateless.hpp"
 
 namespace llmx::rpc {
@@ -28,17 +31,17 @@ AcpHandshake acp_handshake(const acp::InitializeParams& p) {
 
 namespace {
 
-// `line` as an `initialize` request with params P, decoded as the method table decodes them
-// (absent params are `{}`); `answer(id, params, raw_params)` makes the answer. nullopt for
-// anything else.
-template <class P, class Answer>
-std::optional<EarlyAnswer> answer_initialize(std::string_view line, Answer&& answer) {
+// `line` when it is an `initialize` request whose params decode as P, the way the method table
+// decodes them; `refuse(params)` may turn it away still. nullopt for anything else.
+template <class P>
+std::optional<std::pair<Id, P>> read_initialize(std::string_view line,
+                                                bool (*refuse)(const std::optional<json::Element>&) = nullptr) {
   try {
     json::Parser parser;
     auto in = classify(parser.parse(line), parser.repaired_top_level_id());
     if (in.kind != Incoming::Kind::request || in.method != "initialize") return std::nullopt;
-    auto params = in.params ? json::from_json<P>(*in.params) : json::parse_as<P>("{}");
-    return answer(in, std::move(params));
+    if (refuse && refuse(in.params)) return std::nullopt;
+    return std::pair{in.id, decode_params<P>(in)};
   } catch (const json::DecodeError&) {
     return std::nullopt;  // the session answers it, with the error it deserves
   }
@@ -47,27 +50,26 @@ std::optional<EarlyAnswer> answer_initialize(std::string_view line, Answer&& ans
 }  // namespace
 
 std::optional<EarlyAnswer> answer_mcp_initialize(std::string_view line, bool tasks_offered) {
-  return answer_initialize<mcp::InitializeParams>(line, [&](const Incoming& in, mcp::InitializeParams p) {
-    if (mcp::is_stateless_request(in.params)) return std::optional<EarlyAnswer>();
-    auto h = mcp_handshake(p);
-    auto reply = Encoder{true}.result(in.id, json::to_json(mcp_initialize_result(h, tasks_offered)));
-    return std::optional<EarlyAnswer>(EarlyAnswer{std::move(h), std::move(reply)});
-  });
+  // A 2026-07-28 request is served statelessly by the session.
+  auto req = read_initialize<mcp::InitializeParams>(line, mcp::is_stateless_request);
+  if (!req) return std::nullopt;
+  auto h = mcp_handshake(req->second);
+  auto reply = Encoder{true}.result(req->first, json::to_json(mcp_initialize_result(h, tasks_offered)));
+  return EarlyAnswer{std::move(h), std::move(reply)};
 }
 
 std::optional<EarlyAnswer> answer_app_initialize(std::string_view line) {
-  return answer_initialize<v2::InitializeParams>(line, [](const Incoming& in, v2::InitializeParams p) {
-    auto h = app_handshake(p);
-    auto reply = Encoder{false}.result(in.id, json::to_json(app_initialize_result(h)));  // no "jsonrpc"
-    return std::optional<EarlyAnswer>(EarlyAnswer{std::move(h), std::move(reply)});
-  });
+  auto req = read_initialize<v2::InitializeParams>(line);
+  if (!req) return std::nullopt;
+  auto h = app_handshake(req->second);
+  auto reply = Encoder{false}.result(req->first, json::to_json(app_initialize_result(h)));  // no "jsonrpc"
+  return EarlyAnswer{std::move(h), std::move(reply)};
 }
 
 std::optional<EarlyAnswer> answer_acp_initialize(std::string_view line) {
-  return answer_initialize<acp::InitializeParams>(line, [](const Incoming& in, acp::InitializeParams p) {
-    auto reply = Encoder{true}.result(in.id, acp::initialize_result());
-    return std::optional<EarlyAnswer>(EarlyAnswer{acp_handshake(p), std::move(reply)});
-  });
+  auto req = read_initialize<acp::InitializeParams>(line);
+  if (!req) return std::nullopt;
+  return EarlyAnswer{acp_handshake(req->second), Encoder{true}.result(req->first, acp::initialize_result())};
 }
 
 }  // namespace llmx::rpc

@@ -68,6 +68,13 @@ class Reply {
   Lane lane_;
 };
 
+// A request's params as every method decodes them: absent (or null) params are `{}`. Throws
+// json::DecodeError naming the field.
+template <class P>
+P decode_params(const Incoming& in) {
+  return in.params ? json::from_json<P>(*in.params) : json::parse_as<P>("{}");
+}
+
 // Whether a bound method belongs to the exported app-server protocol, or to a protocol someone
 // else specifies (MCP's own methods: their schema is the MCP specification's).
 enum class Export { yes, no };
@@ -165,7 +172,7 @@ class MethodTable {
       return false;
     } else {
       try {
-        params = in.params ? json::from_json<P>(*in.params) : json::parse_as<P>("{}");
+        params = decode_params<P>(in);
         return true;
       } catch (const json::DecodeError& err) {
         on_error(RpcError{kInvalidParams, fmt::format("Invalid params: {}", err.what())});

@@ -24,6 +24,7 @@
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
 #include "protocol/base/files.hpp"
+#include "protocol/base/line_cutter.hpp"
 #include "protocol/rpc/handshake.hpp"
 
 namespace llmx::cli {
@@ -65,17 +66,22 @@ enum class Front { mcp, app, acp };
 // that line when it was answered, and what the client declared. A signal while waiting ends the
 // process: nothing runs yet.
 std::pair<std::string, std::optional<rpc::Handshake>> answer_initialize_early(Front front, TerminationSignals& signals) {
+  const uint64_t limit = max_line_bytes();
   signals.on_signal([](int) { ::_exit(0); });
-  auto got = read_first_line(STDIN_FILENO, max_line_bytes());
+  auto got = read_first_line(STDIN_FILENO, limit);
   signals.on_signal(nullptr);
-  auto nl = got.find('\n');
-  if (nl == std::string::npos || nl > max_line_bytes()) return {std::move(got), std::nullopt};
-  std::string_view line(got.data(), nl);
-  if (line.ends_with('\r')) line.remove_suffix(1);  // as the reader cuts lines
-  auto early = front == Front::app   ? rpc::answer_app_initialize(line)
-               : front == Front::acp ? rpc::answer_acp_initialize(line)
-                                     // The MCP server has its task board (serve() spawns it for every MCP session).
-                                     : rpc::answer_mcp_initialize(line, true);
+  const auto nl = got.find('\n');
+  if (nl == std::string::npos) return {std::move(got), std::nullopt};
+  // Cut as the stdin reader cuts it (a trailing '\r' dropped, an oversized line refused).
+  std::optional<std::string> line;
+  LineCutter(limit).feed(std::string_view(got).substr(0, nl + 1), [&](std::string& l) { line = std::move(l); }, [] {});
+  if (!line) return {std::move(got), std::nullopt};
+  std::optional<rpc::EarlyAnswer> early;
+  switch (front) {
+    case Front::mcp: early = rpc::answer_mcp_initialize(*line, true); break;  // serve() gives MCP its task board
+    case Front::app: early = rpc::answer_app_initialize(*line); break;
+    case Front::acp: early = rpc::answer_acp_initialize(*line); break;
+  }
   if (!early) return {std::move(got), std::nullopt};
   files::write_all(STDOUT_FILENO, early->reply + "\n");  // a client already gone: the writer finds out
   got.erase(0, nl + 1);
