@@ -220,24 +220,25 @@ struct Client::Impl {
   // ---- loop thread ---------------------------------------------------------------------------
 
   void run() {
-    while (drain()) {
-      sockets->wait_and_act(expire_deadlines());
-      const bool delivered = hand_over_round();
-      reap();
-      // Streams that deliver a few bytes at a time (a model's deltas) would otherwise wake the
-      // actors once per delta: a short wait lets the bytes of every stream gather, so one round
-      // hands the actors everything that arrived meanwhile.
-      // New work (a request to start, a cancel) ends the wait: only the streams' bytes gather.
-      if (delivered && sockets->wait_for_wake(opts.gather)) {
-        // Before the new work, what the sockets hold: a stream's last bytes end its transfer and
-        // give its connection back, so the request that came (a turn's next request, often
-        // sent in answer to that stream's end) reuses it instead of opening another.
-        sockets->wait_and_act(0);
-        hand_over_round();
-        reap();
-      }
-    }
+    // Streams that deliver a few bytes at a time (a model's deltas) would otherwise wake the
+    // actors once per delta: after a round that delivered, a short wait lets the bytes of every
+    // stream gather, so the next round hands the actors everything that arrived meanwhile.
+    // New work (a request to start, a cancel) ends the wait: only the streams' bytes gather. It
+    // is taken after one more round without waiting: a stream's last bytes end its transfer and
+    // give its connection back, so the request that came (a turn's next request, often sent in
+    // answer to that stream's end) reuses it instead of opening another.
+    while (drain())
+      if (round(expire_deadlines()) && sockets->wait_for_wake(opts.gather)) round(0);
     shutdown();
+  }
+
+  // Waits up to `wait_ms` for the sockets, lets curl act, hands over what arrived and reaps what
+  // ended. Returns whether any body was handed over.
+  bool round(int wait_ms) {
+    sockets->wait_and_act(wait_ms);
+    const bool delivered = hand_over_round();
+    reap();
+    return delivered;
   }
 
   // Hands each transfer what it gathered in this round, before any of them is reaped (its body
