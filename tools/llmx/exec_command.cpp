@@ -120,10 +120,9 @@ int run_exec(const ExecOptions& options) {
   int code = 1;
   {
     caf::scoped_actor self{sys};
-    // A signal interrupts the turn like a client's interrupt: the turn is aborted and recorded.
+    // A signal interrupts the turn like a client's interrupt: the turn is aborted and recorded. One
+    // that came before the handler was installed reaches it at once.
     signals.on_signal([me = caf::actor_cast<caf::actor>(self)](int) { caf::anon_send(me, interrupt_atom::value); });
-    // A signal that came before the handler was installed still interrupts the turn.
-    if (signals.received()) caf::anon_send(caf::actor_cast<caf::actor>(self), interrupt_atom::value);
     std::optional<conversation_actor> conv;
     bool interrupted = false;
     std::string failure;

@@ -134,7 +134,6 @@ int serve(const ServeOptions& options, Front front) {
     caf::scoped_actor self{sys};
     self->monitor(session);
     signals.on_signal([session](int) { caf::anon_send(session, shutdown_atom::value); });
-    if (signals.received()) caf::anon_send(session, shutdown_atom::value);  // one came before
     self->receive([](caf::down_msg&) {});
   }
   signals.on_signal(nullptr);

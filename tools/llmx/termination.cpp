@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace llmx::cli {
 
@@ -14,6 +15,7 @@ struct TerminationSignals::Impl {
   std::mutex mu;
   std::function<void(int)> callback;  // guarded by mu
   bool stopping = false;              // guarded by mu
+  bool unheard = false;               // the first signal came while no callback was set (mu)
   std::atomic<int> first{0};
   std::thread watcher;
 };
@@ -38,7 +40,10 @@ TerminationSignals::TerminationSignals() : impl_(std::make_unique<Impl>()) {
       if (sig == SIGUSR2) continue;
       int expected = 0;
       if (!impl->first.compare_exchange_strong(expected, sig)) _exit(128 + sig);  // the second
-      if (impl->callback) impl->callback(sig);  // under the lock: on_signal() waits for it
+      if (impl->callback)
+        impl->callback(sig);  // under the lock: on_signal() waits for it
+      else
+        impl->unheard = true;
     }
   });
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -56,6 +61,7 @@ TerminationSignals::~TerminationSignals() {
 void TerminationSignals::on_signal(std::function<void(int)> callback) {
   std::lock_guard lock(impl_->mu);
   impl_->callback = std::move(callback);
+  if (impl_->callback && std::exchange(impl_->unheard, false)) impl_->callback(impl_->first.load());
 }
 
 int TerminationSignals::received() const {

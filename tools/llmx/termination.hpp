@@ -17,7 +17,8 @@ class TerminationSignals {
   TerminationSignals(const TerminationSignals&) = delete;
   TerminationSignals& operator=(const TerminationSignals&) = delete;
 
-  // Called once, on the watcher thread, with the first signal; keep it short (a message send).
+  // Called once, on the watcher thread, with the first signal; keep it short (a message send). A
+  // first signal that came while no callback was set reaches the next one set, at once.
   // Replacing it (nullptr to clear) waits for a call in progress.
   void on_signal(std::function<void(int)> callback);
   int received() const;  // the first signal, 0 before any
