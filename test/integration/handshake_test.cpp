@@ -29,6 +29,17 @@ std::unique_ptr<ChildProcess> start_server(const TempDir& home, const MockLlm& m
   return std::make_unique<ChildProcess>(std::move(o));
 }
 
+// The next `n` lines on the server's stdout, each one JSON message.
+std::vector<Message> read_replies(ChildProcess& p, size_t n) {
+  std::vector<Message> replies;
+  while (replies.size() < n) {
+    auto line = p.read_line();
+    REQUIRE(line);
+    replies.emplace_back(*line);
+  }
+  return replies;
+}
+
 // Whether the process's main thread is blocked in read(0, ...) (/proc/<pid>/syscall: number, args).
 bool wait_until_reading_stdin(pid_t pid, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -80,12 +91,7 @@ TEST_CASE("handshake: what comes behind the MCP initialize in the same write is 
                          R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
                          R"("capabilities":{},"clientInfo":{"name":"again","version":"1"}}})" "\n" +
                          R"({"jsonrpc":"2.0","id":4,"method":"ping"})" + "\n"));
-  std::vector<Message> replies;
-  while (replies.size() < 4) {
-    auto line = p->read_line();
-    REQUIRE(line);
-    replies.emplace_back(*line);
-  }
+  auto replies = read_replies(*p, 4);
   CHECK(replies[0].integer("/id") == 1);
   CHECK(replies[1].integer("/id") == 2);
   CHECK(replies[1].str("/result/tools/0/name") == "llmx");
@@ -105,12 +111,7 @@ TEST_CASE("handshake: the app server answered early knows its client, and refuse
   REQUIRE(p->write_stdin(R"({"id":1,"method":"initialize","params":{"clientInfo":{"name":"ide","version":"9"}}})" "\n"
                          R"({"id":2,"method":"getUserAgent"})" "\n"
                          R"({"id":3,"method":"initialize","params":{"clientInfo":{"name":"ide","version":"9"}}})" "\n"));
-  std::vector<Message> replies;
-  while (replies.size() < 3) {
-    auto line = p->read_line();
-    REQUIRE(line);
-    replies.emplace_back(*line);
-  }
+  auto replies = read_replies(*p, 3);
   CHECK(replies[0].integer("/id") == 1);
   CHECK(replies[1].integer("/id") == 2);
   CHECK(replies[1].str("/result/userAgent").ends_with("(ide; 9)"));

@@ -85,21 +85,26 @@ TEST_CASE("http a handler's hold stops reading after its chunk until released, w
   CHECK(client.active() == 0);
 }
 
+namespace {
+// GET /drip: `pieces` SSE events of 9 bytes, `every` apart, each its own HTTP chunk.
+void serve_drip(httplib::Server& s, int pieces, std::chrono::milliseconds every) {
+  s.Get("/drip", [pieces, every](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("text/event-stream", [pieces, every](size_t, httplib::DataSink& sink) {
+      for (int i = 0; i < pieces; ++i) {
+        if (!sink.write("data: x\n\n", 9)) return false;
+        std::this_thread::sleep_for(every);
+      }
+      sink.done();
+      return true;
+    });
+  });
+}
+}  // namespace
+
 // A stream of small pieces (a model's deltas) is handed over a round of the loop at a time: with
 // a gather of 100 ms, 20 pieces 5 ms apart arrive in a few chunks; without one, in many.
 TEST_CASE("http the loop gathers what arrives during its wait into one chunk per round") {
-  TestServer srv([&](httplib::Server& s) {
-    s.Get("/drip", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
-        for (int i = 0; i < 20; ++i) {
-          if (!sink.write("data: x\n\n", 9)) return false;
-          std::this_thread::sleep_for(5ms);
-        }
-        sink.done();
-        return true;
-      });
-    });
-  });
+  TestServer srv([&](httplib::Server& s) { serve_drip(s, 20, 5ms); });
   auto chunks_with = [&](std::chrono::microseconds gather) {
     Client::Options opts;
     opts.gather = gather;
@@ -123,16 +128,7 @@ TEST_CASE("http the loop gathers what arrives during its wait into one chunk per
 // Only the streams' bytes gather: a request started while the loop waits is not held for it.
 TEST_CASE("http a request started during the gather goes out at once") {
   TestServer srv([&](httplib::Server& s) {
-    s.Get("/drip", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
-        for (int i = 0; i < 40; ++i) {
-          if (!sink.write("data: x\n\n", 9)) return false;
-          std::this_thread::sleep_for(50ms);
-        }
-        sink.done();
-        return true;
-      });
-    });
+    serve_drip(s, 40, 50ms);
     s.Get("/quick", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
   });
   Client::Options opts;
