@@ -39,8 +39,9 @@ class TurnLogic {
   const std::optional<std::string>& last_agent_message() const { return last_agent_message_; }
 
  private:
-  std::string thread_id_, turn_id_;
-  std::optional<std::string> agent_item_id_, reasoning_item_id_;
+  // Shared with every content delta event (one reference count per delta, no copy).
+  SharedString thread_id_, turn_id_;
+  std::optional<SharedString> agent_item_id_, reasoning_item_id_;
   std::vector<ResponseItem> items_;
   std::vector<FunctionCallItem> calls_;
   std::optional<Completed> completed_;

@@ -76,6 +76,15 @@ caf::error value(Inspector& f, T& x) {
     return caf::none;
   } else if constexpr (is_raw_json_v<T>) {
     return call(f, x.text);
+  } else if constexpr (std::is_same_v<T, SharedString>) {
+    if constexpr (Inspector::writes_state) {
+      std::string text;
+      if (auto err = call(f, text)) return err;
+      x = SharedString(std::move(text));
+      return caf::none;
+    } else {
+      return call(f, const_cast<std::string&>(x.str()));  // saving only reads it
+    }
   } else if constexpr (is_complex_vector<T>::value) {
     uint64_t n = x.size();
     if (auto err = call(f, n)) return err;

@@ -52,6 +52,8 @@ void write_value(Writer& w, const T& x) {
     write_json(w, x);
   } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
     w.string(x);
+  } else if constexpr (std::is_same_v<T, SharedString>) {
+    w.string(x.str());
   } else if constexpr (std::is_same_v<T, bool>) {
     w.boolean(x);
   } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
@@ -167,6 +169,9 @@ void read_value(Element e, T& x) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!e.is_string()) type_error(e, "string");
     x = std::string(e.get_string().value_unsafe());
+  } else if constexpr (std::is_same_v<T, SharedString>) {
+    if (!e.is_string()) type_error(e, "string");
+    x = SharedString(std::string(e.get_string().value_unsafe()));
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!e.is_bool()) type_error(e, "boolean");
     x = e.get_bool().value_unsafe();

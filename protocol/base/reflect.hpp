@@ -13,6 +13,7 @@
 //
 // Field wrappers and their JSON meaning:
 //   T                 always written; required on input (pass Field::defaulted to make it optional)
+//   SharedString      a string (its copies share one buffer: ids repeated in streamed events)
 //   std::optional<T>  omitted when empty; may be absent or null on input
 //   Nullable<T>       written as null when empty; may be absent or null on input
 //   RawJson           any JSON value, kept as compact text
@@ -33,6 +34,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "protocol/base/shared_string.hpp"
 
 namespace llmx {
 

@@ -208,7 +208,8 @@ template <class T>
 Node node_of(Context& c) {
   if constexpr (is_optional<T>::value || is_nullable<T>::value) {
     return nullable(node_of<typename T::value_type>(c));
-  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                       std::is_same_v<T, SharedString>) {
     return string();
   } else if constexpr (std::is_same_v<T, bool>) {
     return boolean();

@@ -145,10 +145,11 @@ LLMX_TAGGED(ItemCompletedEvent, "item_completed", std::string thread_id; std::st
            TurnItem item;
            LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id); v("item", s.item)))
 
-#define LLMX_CONTENT_DELTA(Name, tag)                                                     \
-  LLMX_TAGGED(Name, tag, std::string thread_id; std::string turn_id; std::string item_id; \
-             std::string delta;                                                          \
-             LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id);           \
+// One per streamed delta: the ids are shared, so a delta costs no copy of them.
+#define LLMX_CONTENT_DELTA(Name, tag)                                                        \
+  LLMX_TAGGED(Name, tag, SharedString thread_id; SharedString turn_id; SharedString item_id; \
+             std::string delta;                                                             \
+             LLMX_FIELDS(v("thread_id", s.thread_id); v("turn_id", s.turn_id);              \
                          v("item_id", s.item_id); v("delta", s.delta)))
 LLMX_CONTENT_DELTA(AgentMessageContentDeltaEvent, "agent_message_content_delta")
 LLMX_CONTENT_DELTA(ReasoningContentDeltaEvent, "reasoning_content_delta")

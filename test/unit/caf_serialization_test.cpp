@@ -105,6 +105,9 @@ std::vector<Event> sample_events() {
   evs.push_back({"9", UserMessageEvent{"hi", {"img1", "img2"}}});
   evs.push_back({"9", TaskStartedEvent{std::nullopt}});
   evs.push_back({"9", TaskStartedEvent{272000}});
+  SharedString thread("0199a6c4-1f7e-7c3a-9b1e-5d2f8e4a6b0c");  // shared ids travel as strings
+  evs.push_back({"9", AgentMessageContentDeltaEvent{thread, "tu", "0199a6c4-2b7e-7c3a-9b1e-5d2f8e4a6b0c", "Hel"}});
+  evs.push_back({"9", ReasoningContentDeltaEvent{thread, "tu", {}, "hm"}});
   return evs;
 }
 

@@ -66,6 +66,9 @@ TEST_CASE("turn logic: text deltas start the agent message item once, then strea
   CHECK(as<AgentMessageContentDeltaEvent>(out[3]).item_id == item->id);
   CHECK(as<AgentMessageContentDeltaEvent>(out[3]).delta == "lo");
   CHECK(as<AgentMessageDeltaEvent>(out[4]).delta == "lo");
+  // The deltas share the ids rather than copy them: no allocation per delta.
+  CHECK(as<AgentMessageContentDeltaEvent>(out[3]).item_id.str().data() == d1.item_id.str().data());
+  CHECK(as<AgentMessageContentDeltaEvent>(out[3]).thread_id.str().data() == d1.thread_id.str().data());
 
   // A later batch continues the same item: no second item_started.
   auto more = feed(t, {TextDelta{"!"}});
