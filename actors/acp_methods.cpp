@@ -100,9 +100,7 @@ void load_session(session_ptr self, acp::LoadSessionParams p, RawReply reply) {
             auto& s = open_session(self, id, conv, settings, catalog);
             std::string lines;
             try {
-              if (sc.initial_messages)
-                for (auto& u : acp::replay_updates(id, *sc.initial_messages))
-                  add_line(lines, st.rpc.notification("session/update", u));
+              if (sc.initial_messages) add_notes(st.rpc, lines, acp::replay_updates(id, *sc.initial_messages));
             } catch (const std::exception& err) {
               log::warn("session/load {}: history not replayed: {}", id, err.what());
             }
@@ -284,18 +282,19 @@ bool acp_on_event(session_ptr self, const std::string& conversation_id, const Ev
                    answer_submission(PendingApproval{s.conversation, e->id, AskKind::elicitation, e->server_name},
                                      std::nullopt));
   if (!s.turn) return true;  // nothing asked: nothing to stream
-  std::vector<std::string> updates;
-  s.turn->translate(ev, updates);
-  for (auto& u : updates) add_line(lines, st.rpc.notification("session/update", u));
+  auto& notes = st.notes;  // kept: its buffer has grown already
+  notes.clear();
+  s.turn->translate(ev, notes);
+  add_notes(st.rpc, lines, notes);
   if (auto ask = acp::permission_request(conversation_id, ev)) {
     s.turn->asked(ask->call_id);
     auto id = st.outgoing.add(
         PendingApproval{s.conversation, ask->call_id, ask->patch ? AskKind::patch : AskKind::exec, {}});
     add_line(lines, st.rpc.request(id, "session/request_permission", ask->params));
   }
-  std::vector<std::string> closing;
-  if (auto answer = s.turn->finish(ev, closing)) {
-    for (auto& u : closing) add_line(lines, st.rpc.notification("session/update", u));
+  notes.clear();
+  if (auto answer = s.turn->finish(ev, notes)) {
+    add_notes(st.rpc, lines, notes);
     // The updates go out before the answer (ACP: nothing of a prompt after its response).
     if (!lines.empty()) {
       write(self, std::move(lines));

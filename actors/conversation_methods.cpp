@@ -99,16 +99,27 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
   }
   auto interest = st.listeners.interest(conversation_id, ev.msg.is<RawResponseItemEvent>());
   if (interest.copies > 0) {
-    // Encoded once, for however many listeners want it.
-    auto line = st.rpc.notification(fmt::format("llmx/event/{}", ev.msg.kind()),
-                                    api::event_notification_params(ev, conversation_id));
-    for (size_t i = 0; i < interest.copies; ++i) add_line(lines, line);
+    // Encoded once, in place, for however many listeners want it; the method is built on the
+    // stack (a streamed delta allocates nothing here).
+    fmt::basic_memory_buffer<char, 96> method;
+    fmt::format_to(std::back_inserter(method), "llmx/event/{}", ev.msg.kind());
+    next_line(lines);
+    const size_t begin = lines.size();
+    st.rpc.notification(lines, std::string_view(method.data(), method.size()), [&](json::Writer& w) {
+      api::write_event_notification_params(w, ev, conversation_id);
+    });
+    const size_t length = lines.size() - begin;
+    for (size_t i = 1; i < interest.copies; ++i) {
+      next_line(lines);
+      lines.append(lines, begin, length);
+    }
   }
   // v2 notifications follow the event they derive from (turn/completed is a turn's last line).
   if (auto t = st.v2_threads.find(conversation_id); t != st.v2_threads.end()) {
-    std::vector<v2::Notification> notes;
+    auto& notes = st.notes;  // kept: its buffer has grown already
+    notes.clear();
     t->second.translate(ev, notes);
-    for (auto& n : notes) add_line(lines, st.rpc.notification(n.method, n.params));
+    add_notes(st.rpc, lines, notes);
   }
   if (!interest.any || skip_approvals) return;
   auto conv = st.conversations.find(conversation_id);

@@ -343,6 +343,14 @@ void add_line(std::string& lines, std::string_view line) {
   lines.append(line);
 }
 
+void add_notes(const rpc::Encoder& rpc, std::string& lines, const rpc::Notes& notes) {
+  for (size_t i = 0; i < notes.size(); ++i) {
+    auto [method, params] = notes[i];
+    next_line(lines);
+    rpc.notification(lines, method, [&](json::Writer& w) { w.raw(params); });
+  }
+}
+
 // Replies that no earlier notification explains: a client waiting for them must not wait behind
 // the notifications queued for it (issue 18: a ping under 200 streaming turns to a slow client).
 // Everything else keeps its order, such as a tools/call result after the events of its call.

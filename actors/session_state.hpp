@@ -86,6 +86,7 @@ struct SessionState {
   std::string last_rate_limits_sent;  // params of the last account/rateLimits/updated
   // Threads started or resumed through v2 here: their P9 notifications are derived per thread.
   std::map<std::string, v2::EventTranslator> v2_threads;
+  rpc::Notes notes;  // what one event becomes on the v2 or ACP wire, reused from event to event
   rpc::ResponderPtr responder;  // how method answers reach the writer
   // ACP (`llmx acp`): the client's capabilities and its sessions, by session id (the thread id).
   acp::ClientCapabilities acp_caps;
@@ -183,6 +184,8 @@ void ask_approval(session_ptr self, const conversation_actor& conv, const Approv
 void add_line(std::string& lines, std::string_view line);
 // Starts a line written in place after the ones in `lines`.
 void next_line(std::string& lines);
+// Appends each note as a notification line, written in place.
+void add_notes(const rpc::Encoder& rpc, std::string& lines, const rpc::Notes& notes);
 
 // Subscribes this session to a conversation (the conversation ignores a second subscription
 // from the same sink, DECISIONS P7).

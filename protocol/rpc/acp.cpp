@@ -13,10 +13,31 @@ namespace llmx::acp {
 
 namespace {
 
-std::string text_block(std::string_view text) {
-  json::Writer w;
+void text_block(json::Writer& w, std::string_view text) {
   w.begin_object().field("type", "text").field("text", text).end_object();
-  return w.take();
+}
+
+// A tool call's content entry that shows text.
+void text_content(json::Writer& w, std::string_view text) {
+  w.begin_object().field("type", "content").key("content");
+  text_block(w, text);
+  w.end_object();
+}
+
+// An update (`{sessionUpdate, ...}`, written by `body`) as a session/update notification's params.
+template <class Body>
+void add_update(rpc::Notes& out, const std::string& session_id, Body&& body) {
+  json::Writer w(out.add("session/update"));
+  w.begin_object().field("sessionId", session_id).key("update");
+  body(w);
+  w.end_object();
+}
+
+// A message or thought chunk.
+void chunk(json::Writer& w, std::string_view kind, std::string_view text) {
+  w.begin_object().field("sessionUpdate", kind).key("content");
+  text_block(w, text);
+  w.end_object();
 }
 
 // A command's kind for the editor: reading, searching, or running.
@@ -48,10 +69,10 @@ void patch_fields(json::Writer& w, const std::map<std::string, FileChange>& chan
       if (old) {
         w.begin_object().field("type", "diff").field("path", target).field("oldText", *old).field("newText", *now).end_object();
       } else {
-        w.begin_object().field("type", "content").key("content").raw(text_block(update->unified_diff)).end_object();
+        text_content(w, update->unified_diff);
       }
     } else {
-      w.begin_object().field("type", "content").key("content").raw(text_block("delete " + path)).end_object();
+      text_content(w, "delete " + path);
     }
   }
   w.end_array();
@@ -292,102 +313,104 @@ std::string prompt_text(const RawJson& blocks) {
   return out;
 }
 
-std::string AcpTurn::update(std::string_view body_json) const {
-  json::Writer w;
-  w.begin_object().field("sessionId", session_id_).key("update").raw(body_json).end_object();
-  return w.take();
-}
-
-void AcpTurn::translate(const Event& ev, std::vector<std::string>& updates) {
-  json::Writer w;
+void AcpTurn::translate(const Event& ev, rpc::Notes& out) {
   const auto& m = ev.msg;
+  auto update = [&](auto&& body) { add_update(out, session_id_, body); };
   if (const auto* d = m.get_if<AgentMessageDeltaEvent>()) {
-    w.begin_object().field("sessionUpdate", "agent_message_chunk").key("content").raw(text_block(d->delta)).end_object();
+    update([&](json::Writer& w) { chunk(w, "agent_message_chunk", d->delta); });
   } else if (const auto* r = m.get_if<AgentReasoningDeltaEvent>()) {
-    w.begin_object().field("sessionUpdate", "agent_thought_chunk").key("content").raw(text_block(r->delta)).end_object();
+    update([&](json::Writer& w) { chunk(w, "agent_thought_chunk", r->delta); });
   } else if (const auto* b = m.get_if<ExecCommandBeginEvent>()) {
     open_.insert(b->call_id);
-    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", b->call_id);
-    w.field("title", v2::join_command(b->command)).field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
-    w.key("rawInput").begin_object().key("command").begin_array();
-    for (const auto& a : b->command) w.string(a);
-    w.end_array().field("cwd", b->cwd).end_object();
-    w.end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", b->call_id);
+      w.field("title", v2::join_command(b->command)).field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
+      w.key("rawInput").begin_object().key("command").begin_array();
+      for (const auto& a : b->command) w.string(a);
+      w.end_array().field("cwd", b->cwd).end_object();
+      w.end_object();
+    });
   } else if (const auto* e = m.get_if<ExecCommandEndEvent>()) {
     open_.erase(e->call_id);
-    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", e->call_id);
-    w.field("status", e->exit_code == 0 ? "completed" : "failed");
-    const auto& out = e->aggregated_output.empty() ? e->stdout_text + e->stderr_text : e->aggregated_output;
-    w.key("content").begin_array();
-    if (!out.empty()) w.begin_object().field("type", "content").key("content").raw(text_block(out)).end_object();
-    w.end_array();
-    w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
-    w.end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", e->call_id);
+      w.field("status", e->exit_code == 0 ? "completed" : "failed");
+      const auto& text = e->aggregated_output.empty() ? e->stdout_text + e->stderr_text : e->aggregated_output;
+      w.key("content").begin_array();
+      if (!text.empty()) text_content(w, text);
+      w.end_array();
+      w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
+      w.end_object();
+    });
   } else if (const auto* p = m.get_if<PatchApplyBeginEvent>()) {
     edits_[p->call_id] = p->changes;
     open_.insert(p->call_id);
-    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
-    w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
-    patch_fields(w, p->changes);
-    w.end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
+      w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
+      patch_fields(w, p->changes);
+      w.end_object();
+    });
   } else if (const auto* pe = m.get_if<PatchApplyEndEvent>()) {
-    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
-    w.field("status", pe->success ? "completed" : "failed");
     open_.erase(pe->call_id);
-    if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
-      // The whole list again (an update replaces it), updated files now as old and new text.
-      if (pe->success) patch_fields(w, it->second, true, &written_);
-      edits_.erase(it);
-    }
-    w.end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
+      w.field("status", pe->success ? "completed" : "failed");
+      if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
+        // The whole list again (an update replaces it), updated files now as old and new text.
+        if (pe->success) patch_fields(w, it->second, true, &written_);
+        edits_.erase(it);
+      }
+      w.end_object();
+    });
   } else if (const auto* plan = m.get_if<PlanUpdateEvent>()) {
-    w.begin_object().field("sessionUpdate", "plan").key("entries").begin_array();
-    for (const auto& item : plan->plan)
-      w.begin_object().field("content", item.step).field("priority", "medium")
-          .field("status", enum_name(item.status)).end_object();
-    w.end_array().end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "plan").key("entries").begin_array();
+      for (const auto& item : plan->plan)
+        w.begin_object().field("content", item.step).field("priority", "medium")
+            .field("status", enum_name(item.status)).end_object();
+      w.end_array().end_object();
+    });
   } else if (const auto* mb = m.get_if<McpToolCallBeginEvent>()) {
     open_.insert(mb->call_id);
-    w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", mb->call_id);
-    w.field("title", mb->invocation.server + "." + mb->invocation.tool).field("kind", "other").field("status", "in_progress");
-    if (mb->invocation.arguments) w.key("rawInput").raw(mb->invocation.arguments->text);
-    w.end_object();
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", mb->call_id);
+      w.field("title", mb->invocation.server + "." + mb->invocation.tool).field("kind", "other").field("status", "in_progress");
+      if (mb->invocation.arguments) w.key("rawInput").raw(mb->invocation.arguments->text);
+      w.end_object();
+    });
   } else if (const auto* me = m.get_if<McpToolCallEndEvent>()) {
     open_.erase(me->call_id);
-    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", me->call_id);
-    bool ok = me->result.text.find("\"Err\"") == std::string::npos && me->result.text.find("\"isError\":true") == std::string::npos;
-    w.field("status", ok ? "completed" : "failed").end_object();
-  } else {
-    return;
+    update([&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", me->call_id);
+      bool ok = me->result.text.find("\"Err\"") == std::string::npos && me->result.text.find("\"isError\":true") == std::string::npos;
+      w.field("status", ok ? "completed" : "failed").end_object();
+    });
   }
-  updates.push_back(update(w.take()));
 }
 
-void AcpTurn::replay(const Event& ev, std::vector<std::string>& updates) {
-  json::Writer w;
-  auto chunk = [&](std::string_view kind, std::string_view text) {
-    w.begin_object().field("sessionUpdate", kind).key("content").raw(text_block(text)).end_object();
-    updates.push_back(update(w.take()));
+void AcpTurn::replay(const Event& ev, rpc::Notes& out) {
+  auto replayed = [&](std::string_view kind, std::string_view text) {
+    add_update(out, session_id_, [&](json::Writer& w) { chunk(w, kind, text); });
   };
-  if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return chunk("user_message_chunk", u->message);
-  if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return chunk("agent_message_chunk", a->message);
-  if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return chunk("agent_thought_chunk", r->text);
-  if (ev.msg.is<PlanUpdateEvent>()) translate(ev, updates);
+  if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return replayed("user_message_chunk", u->message);
+  if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return replayed("agent_message_chunk", a->message);
+  if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return replayed("agent_thought_chunk", r->text);
+  if (ev.msg.is<PlanUpdateEvent>()) translate(ev, out);
 }
 
-void AcpTurn::close_open(std::vector<std::string>& updates) {
-  for (const auto& id : open_) {
-    json::Writer w;
-    w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", id).field("status", "failed").end_object();
-    updates.push_back(update(w.take()));
-  }
+void AcpTurn::close_open(rpc::Notes& out) {
+  for (const auto& id : open_)
+    add_update(out, session_id_, [&](json::Writer& w) {
+      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", id).field("status", "failed").end_object();
+    });
   open_.clear();
 }
 
-std::optional<AcpTurn::Answer> AcpTurn::finish(const Event& ev, std::vector<std::string>& updates) {
+std::optional<AcpTurn::Answer> AcpTurn::finish(const Event& ev, rpc::Notes& out) {
   auto stop = stop_reason(ev);
   if (!stop) return std::nullopt;
-  close_open(updates);
+  close_open(out);
   if (*stop == "end_turn" && error_) return Answer{std::nullopt, error_};
   json::Writer w;
   w.begin_object().field("stopReason", *stop).end_object();
@@ -466,14 +489,16 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
   return out;
 }
 
-std::vector<std::string> replay_updates(const std::string& session_id, const RawJson& recorded) {
+rpc::Notes replay_updates(const std::string& session_id, const RawJson& recorded) {
   AcpTurn turn(session_id);
-  std::vector<std::string> updates;
+  rpc::Notes updates;
   for (auto& msg : json::parse_as<std::vector<EventMsg>>(recorded.text)) turn.replay(Event{"", std::move(msg)}, updates);
   return updates;
 }
 
 std::optional<Permission> permission_request(const std::string& session_id, const Event& ev) {
+  // Asked of every event: the others (a streamed delta) cost nothing here.
+  if (!ev.msg.is<ExecApprovalRequestEvent>() && !ev.msg.is<ApplyPatchApprovalRequestEvent>()) return std::nullopt;
   Permission out;
   json::Writer w;
   w.begin_object().field("sessionId", session_id).key("toolCall").begin_object();
@@ -490,8 +515,6 @@ std::optional<Permission> permission_request(const std::string& session_id, cons
     out.patch = true;
     w.field("toolCallId", p->call_id).field("title", patch_title(p->changes)).field("kind", "edit").field("status", "pending");
     patch_fields(w, p->changes);
-  } else {
-    return std::nullopt;
   }
   w.end_object();
   w.key("options").begin_array();

@@ -16,6 +16,7 @@
 #include "protocol/core/policy.hpp"
 #include "protocol/model/model_catalog.hpp"
 #include "protocol/rpc/method_table.hpp"
+#include "protocol/rpc/notes.hpp"
 #include "protocol/store/thread_store.hpp"
 
 namespace llmx::acp {
@@ -140,25 +141,25 @@ std::vector<std::pair<std::string, RawJson>> mcp_server_overrides(const std::opt
 // their URI and text); throws json::DecodeError when it is not an array of blocks.
 std::string prompt_text(const RawJson& blocks);
 
-// One turn's events as `session/update` notifications (params JSON, in order).
+// One turn's events as `session/update` notifications (params JSON, in order, written in place).
 class AcpTurn {
  public:
   explicit AcpTurn(std::string session_id) : session_id_(std::move(session_id)) {}
-  void translate(const Event& ev, std::vector<std::string>& updates);
+  void translate(const Event& ev, rpc::Notes& updates);
   // A stored event of an earlier turn (session/load): its messages whole, and its plans (the
   // stored events hold no tool call from its beginning, so none is shown).
-  void replay(const Event& ev, std::vector<std::string>& updates);
+  void replay(const Event& ev, rpc::Notes& updates);
   // A permission was asked for this call: it is open until it runs or the turn ends.
   void asked(const std::string& call_id) { open_.insert(call_id); }
   // At the turn's end: the tool calls it left open (cancelled, refused) end as failed.
-  void close_open(std::vector<std::string>& updates);
+  void close_open(rpc::Notes& updates);
   // The prompt's answer once the turn ended with this event (the updates closing it first): a
   // session/prompt result, or the error of a turn that failed.
   struct Answer {
     std::optional<std::string> result;  // `{stopReason}`
     std::optional<std::string> error;   // the turn's error message
   };
-  std::optional<Answer> finish(const Event& ev, std::vector<std::string>& updates);
+  std::optional<Answer> finish(const Event& ev, rpc::Notes& updates);
   // The stop reason once the turn ended with this event (end_turn, cancelled, max_tokens,
   // refusal); nullopt while it goes on. `error` is set when it failed.
   std::optional<std::string> stop_reason(const Event& ev);
@@ -168,7 +169,6 @@ class AcpTurn {
   void wrote(const std::string& path, std::string text) { written_[path] = std::move(text); }
 
  private:
-  std::string update(std::string_view body_json) const;
   std::string session_id_;
   // Files a running patch updates, with their unified diffs: its end shows each as old and new
   // text (the file as it is then, and the diff undone), which is what an editor renders. The
@@ -186,7 +186,7 @@ std::optional<std::string> undo_unified_diff(std::string_view new_text, std::str
 
 // A stored session's history (SessionConfigured's recorded events) as session/update params,
 // for session/load; throws json::DecodeError when the record cannot be read.
-std::vector<std::string> replay_updates(const std::string& session_id, const RawJson& recorded);
+rpc::Notes replay_updates(const std::string& session_id, const RawJson& recorded);
 
 // session/request_permission for an approval event (nullopt for other events).
 struct Permission {

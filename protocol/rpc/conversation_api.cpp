@@ -90,15 +90,13 @@ void read_json(json::Element e, InputItem& x) {
   }
 }
 
-std::string event_notification_params(const Event& ev, const std::string& conversation_id) {
-  json::Writer w;
+void write_event_notification_params(json::Writer& w, const Event& ev, const std::string& conversation_id) {
   w.begin_object();
   w.field("id", ev.id);
   w.key("msg");
   json::write_value(w, ev.msg);
   w.field("conversationId", conversation_id);
   w.end_object();
-  return w.take();
 }
 
 std::string model_list_result(std::vector<models::ModelPreset> items, const std::optional<std::string>& next_cursor,

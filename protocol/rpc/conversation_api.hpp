@@ -212,8 +212,9 @@ struct EventNotification {
   LLMX_FIELDS(v("id", s.id); v("msg", s.msg); v("conversationId", s.conversationId))
 };
 
-// The same params written straight from the event (no copy of it; listeners get one per event).
-std::string event_notification_params(const Event& ev, const std::string& conversation_id);
+// The same params written straight from the event into `w` (no copy of it, no buffer of their
+// own: listeners get one per streamed delta).
+void write_event_notification_params(json::Writer& w, const Event& ev, const std::string& conversation_id);
 
 // `model/list` result: the MCP server answers `items` (seed), the app server `data`
 // (reference), DECISIONS P8.

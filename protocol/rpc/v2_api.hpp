@@ -345,9 +345,10 @@ struct ItemNotification {
   LLMX_FIELDS(v("item", s.item))
 };
 
+// Written in place from the event it derives from (one per streamed delta), never read.
 struct DeltaNotification {
-  std::string itemId;
-  std::string delta;
+  std::string_view itemId;
+  std::string_view delta;
   LLMX_FIELDS(v("itemId", s.itemId); v("delta", s.delta))
 };
 

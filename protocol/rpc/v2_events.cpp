@@ -98,10 +98,15 @@ std::string mcp_item(const std::string& id, const McpInvocation& inv, const McpT
 
 namespace {
 
-std::string item_params(const std::string& item_json) {
-  json::Writer w;
+void add_item(rpc::Notes& out, std::string_view method, const std::string& item_json) {
+  json::Writer w(out.add(method));
   w.begin_object().key("item").raw(item_json).end_object();
-  return w.take();
+}
+
+template <class T>
+void add(rpc::Notes& out, std::string_view method, const T& params) {
+  json::Writer w(out.add(method));
+  json::write_value(w, params);
 }
 
 }  // namespace
@@ -112,23 +117,23 @@ std::string join_command(const std::vector<std::string>& argv) {
   return out;
 }
 
-void EventTranslator::translate(const Event& ev, std::vector<Notification>& out) {
+void EventTranslator::translate(const Event& ev, rpc::Notes& out) {
   const auto& msg = ev.msg;
   if (auto* s = msg.get_if<ItemStartedEvent>()) {
-    if (auto item = thread_item(s->item)) out.push_back({"item/started", item_params(*item)});
+    if (auto item = thread_item(s->item)) add_item(out, "item/started", *item);
   } else if (auto* c = msg.get_if<ItemCompletedEvent>()) {
-    if (auto item = thread_item(c->item)) out.push_back({"item/completed", item_params(*item)});
+    if (auto item = thread_item(c->item)) add_item(out, "item/completed", *item);
   } else if (auto* d = msg.get_if<AgentMessageContentDeltaEvent>()) {
-    out.push_back({"item/agentMessage/delta", json::to_json(DeltaNotification{d->item_id, d->delta})});
+    add(out, "item/agentMessage/delta", DeltaNotification{d->item_id.str(), d->delta});
   } else if (auto* b = msg.get_if<ExecCommandBeginEvent>()) {
     auto& cmd = commands_[b->call_id];
     cmd.command = join_command(b->command);
-    out.push_back({"item/started", item_params(command_item(b->call_id, cmd.command, "", std::nullopt, "inProgress",
-                                                            std::nullopt))});
+    add_item(out, "item/started",
+             command_item(b->call_id, cmd.command, "", std::nullopt, "inProgress", std::nullopt));
   } else if (auto* o = msg.get_if<ExecCommandOutputDeltaEvent>()) {
     auto& cmd = commands_[o->call_id];
     if (cmd.output.size() < kKeptOutputBytes) cmd.output += o->chunk.bytes.substr(0, kKeptOutputBytes - cmd.output.size());
-    out.push_back({"item/commandExecution/outputDelta", json::to_json(DeltaNotification{o->call_id, o->chunk.bytes})});
+    add(out, "item/commandExecution/outputDelta", DeltaNotification{o->call_id, o->chunk.bytes});
   } else if (auto* e = msg.get_if<ExecCommandEndEvent>()) {
     auto it = commands_.find(e->call_id);
     std::string command = it != commands_.end() ? it->second.command : std::string();
@@ -136,20 +141,20 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
                                                         : (it != commands_.end() ? it->second.output : std::string());
     if (it != commands_.end()) commands_.erase(it);
     auto ms = static_cast<int64_t>(e->duration.secs * 1000 + e->duration.nanos / 1000000);
-    out.push_back({"item/completed", item_params(command_item(e->call_id, command, output, e->exit_code,
-                                                              e->exit_code == 0 ? "completed" : "failed", ms))});
+    add_item(out, "item/completed",
+             command_item(e->call_id, command, output, e->exit_code, e->exit_code == 0 ? "completed" : "failed", ms));
   } else if (auto* mb = msg.get_if<McpToolCallBeginEvent>()) {
-    out.push_back({"item/started", item_params(mcp_item(mb->call_id, mb->invocation, nullptr))});
+    add_item(out, "item/started", mcp_item(mb->call_id, mb->invocation, nullptr));
   } else if (auto* mp = msg.get_if<McpToolCallProgressEvent>()) {
-    out.push_back({"item/mcpToolCall/progress", json::to_json(ProgressNotification{mp->call_id, mp->message})});
+    add(out, "item/mcpToolCall/progress", ProgressNotification{mp->call_id, mp->message});
   } else if (auto* me = msg.get_if<McpToolCallEndEvent>()) {
-    out.push_back({"item/completed", item_params(mcp_item(me->call_id, me->invocation, me))});
+    add_item(out, "item/completed", mcp_item(me->call_id, me->invocation, me));
   } else if (auto* err = msg.get_if<ErrorEvent>()) {
     error_ = err->message;
   } else if (auto* tc = msg.get_if<TokenCountEvent>()) {
     if (tc->info) last_usage_ = tc->info->last_token_usage;
   } else if (auto* nu = msg.get_if<ThreadNameUpdatedEvent>()) {
-    out.push_back({"thread/name/updated", json::to_json(ThreadNameUpdatedNotification{nu->thread_id, nu->thread_name})});
+    add(out, "thread/name/updated", ThreadNameUpdatedNotification{nu->thread_id, nu->thread_name});
   } else if (msg.is<TaskCompleteEvent>() || msg.is<TurnAbortedEvent>()) {
     TurnCompletedNotification n;
     n.turn.id = ev.id;
@@ -162,7 +167,7 @@ void EventTranslator::translate(const Event& ev, std::vector<Notification>& out)
       n.turn.status = TurnStatus::completed;
     }
     n.usage = Usage{last_usage_.input_tokens, last_usage_.cached_input_tokens, last_usage_.output_tokens};
-    out.push_back({"turn/completed", json::to_json(n)});
+    add(out, "turn/completed", n);
     error_.reset();
     last_usage_ = {};
     commands_.clear();

@@ -10,17 +10,13 @@
 #include <vector>
 
 #include "protocol/core/event_msgs.hpp"
+#include "protocol/rpc/notes.hpp"
 
 namespace llmx::v2 {
 
-struct Notification {
-  std::string method;
-  std::string params;  // JSON text
-};
-
 class EventTranslator {
  public:
-  void translate(const Event& ev, std::vector<Notification>& out);
+  void translate(const Event& ev, rpc::Notes& out);
 
  private:
   struct RunningCommand {

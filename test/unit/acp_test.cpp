@@ -11,9 +11,10 @@ using namespace llmx;
 namespace {
 
 // The update of a session/update params line.
-std::string update_of(const std::string& params, std::string_view pointer) {
+std::string update_of(rpc::Notes::Note note, std::string_view pointer) {
+  CHECK(note.method == "session/update");
   json::Parser p;
-  auto v = p.parse(params).at_pointer(std::string("/update") + std::string(pointer));
+  auto v = p.parse(note.params).at_pointer(std::string("/update") + std::string(pointer));
   if (v.error()) return "<missing>";
   return v.is_string() ? std::string(v.get_string().value_unsafe()) : json::to_text(v.value_unsafe());
 }
@@ -45,7 +46,7 @@ TEST_CASE("acp: the client's MCP servers become config overrides") {
 
 TEST_CASE("acp: a turn's events become session updates, and its end the stop reason") {
   acp::AcpTurn turn("s1");
-  std::vector<std::string> u;
+  rpc::Notes u;
   turn.translate(Event{"1", AgentMessageDeltaEvent{"Hel"}}, u);
   turn.translate(Event{"1", AgentReasoningDeltaEvent{"hmm"}}, u);
   ExecCommandBeginEvent begin;
@@ -96,7 +97,7 @@ TEST_CASE("acp: a turn's events become session updates, and its end the stop rea
   CHECK(failed.stop_reason(Event{"1", TaskCompleteEvent{}}) == "end_turn");
   CHECK(failed.error() == "upstream said 500");
   acp::AcpTurn ending("s1");
-  std::vector<std::string> closing;
+  rpc::Notes closing;
   ExecCommandBeginEvent open;
   open.call_id = "c7";
   ending.translate(Event{"1", open}, closing);

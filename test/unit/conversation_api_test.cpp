@@ -10,8 +10,12 @@ using namespace llmx;
 TEST_CASE("conversation api: listener params equal the EventNotification encoding") {
   std::vector<Event> events{Event{"3", AgentMessageDeltaEvent{"he\"llo"}}, Event{"4", TaskCompleteEvent{}},
                             Event{"", TurnAbortedEvent{TurnAbortReason::interrupted}}};
-  for (const auto& ev : events)
-    CHECK(api::event_notification_params(ev, "conv-1") == json::to_json(api::EventNotification{ev.id, ev.msg, "conv-1"}));
+  for (const auto& ev : events) {
+    std::string params = "[1,";  // written in place after what the buffer holds
+    json::Writer w(params);
+    api::write_event_notification_params(w, ev, "conv-1");
+    CHECK(params == "[1," + json::to_json(api::EventNotification{ev.id, ev.msg, "conv-1"}));
+  }
 }
 
 TEST_CASE("conversation api: model/list answers items (MCP) or data (app server) with nextCursor") {
