@@ -22,6 +22,7 @@
 #include "mcp_bench.hpp"
 #include "mcp_server_driver.hpp"
 #include "acp_bench.hpp"
+#include "alloc_bench.hpp"
 #include "models_bench.hpp"
 #include "scale_bench.hpp"
 #include "slow_client_bench.hpp"
@@ -64,11 +65,11 @@ int main(int argc, char** argv) {
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",
-                                       "mcp-http", "acp", "models", "scale", "slow-client"};
+                                       "mcp-http", "acp", "models", "scale", "slow-client", "allocations"};
   // Not in the default set: it runs for minutes (--sections soak --soak-minutes 60).
   app.add_option("--sections", sections,
                  "Sections to run: startup, turn, parallel, deltas, app, tools, exec, mcp, threads, streamer, nodes, "
-                 "mcp-tasks, mcp-http, acp, models, scale, slow-client, soak")
+                 "mcp-tasks, mcp-http, acp, models, scale, slow-client, allocations, soak")
       ->delimiter(',');
   bench::McpBenchEnv mcp_env{"", "", "", LLMX_BENCH_NODE, LLMX_BENCH_MCP_SERVER, 200};
   app.add_option("--node", mcp_env.node, "node, for the MCP rows' server");
@@ -181,20 +182,30 @@ int main(int argc, char** argv) {
     s.initialize();
     auto warm = s.call(fmt::format("warm @mock:long deltas={}", deltas));
     s.wait_for({warm}, seconds(60));
-    double cpu0 = s.child().cpu_seconds();
-    long switches0 = s.child().context_switches();
-    const int turns = 10;
+    // Long and short turns alternate; the cost per delta is their difference, so what a turn
+    // costs whatever its length (a conversation, its rollout, the request) drops out.
+    const int turns = 10, short_deltas = deltas / 10;
+    double cpu_long = 0, cpu_short = 0;
+    long switches = 0;
     size_t notes = 0;
     for (int i = 0; i < turns; ++i) {
-      auto id = s.call(fmt::format("long @mock:long deltas={}", deltas));
-      notes += s.wait_for({id}, seconds(60)).notifications;
+      for (int n : {deltas, short_deltas}) {
+        double cpu0 = s.child().cpu_seconds();
+        long switches0 = s.child().context_switches();
+        auto id = s.call(fmt::format("long @mock:long deltas={}", n));
+        auto done = s.wait_for({id}, seconds(60));
+        (n == deltas ? cpu_long : cpu_short) += s.child().cpu_seconds() - cpu0;
+        if (n == deltas) {
+          notes += done.notifications;
+          switches += s.child().context_switches() - switches0;
+        }
+      }
     }
-    double cpu = s.child().cpu_seconds() - cpu0;
-    long switches = s.child().context_switches() - switches0;
-    row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas, {} notifications) | {:.2f} µs "
-                    "({:.2f} context switches per delta) |",
-                    turns, deltas, notes, cpu * 1e6 / (turns * deltas),
-                    static_cast<double>(switches) / (turns * deltas)));
+    row(fmt::format("| server CPU per streamed delta ({} turns × {} deltas against {} × {}, {} notifications a long "
+                    "turn) | {:.2f} µs ({:.2f} µs a delta with the turn's own cost, {:.2f} context switches) |",
+                    turns, deltas, turns, short_deltas, notes / turns,
+                    (cpu_long - cpu_short) * 1e6 / (turns * static_cast<double>(deltas - short_deltas)),
+                    cpu_long * 1e6 / (turns * deltas), static_cast<double>(switches) / (turns * deltas)));
     // A model's deltas as they really come: a few at a time on many streams. The cost per delta
     // is the difference between long and short answers, so turn start and end drop out.
     const int streams = 100, short_turn = 30, long_turn = 300;
@@ -234,6 +245,9 @@ int main(int argc, char** argv) {
 
   // 6e. the Agent Client Protocol (acp_bench.cpp)
   if (wanted("acp")) bench::acp_rows({env.llmx, env.url, env.home}, row);
+
+  // 6e'. allocations per streamed delta on each stdio wire, counted by a preloaded library
+  if (wanted("allocations")) bench::alloc_rows({env.llmx, env.url, env.home, LLMX_BENCH_ALLOC_COUNTER}, row);
 
   // 6f. what the provider serves: model/list, first and from the cache (models_bench.cpp)
   if (wanted("models")) bench::models_rows({env.llmx, env.url, env.home}, row);

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -96,6 +97,12 @@ int Child::wait(std::chrono::milliseconds timeout) {
 }
 
 double Child::cpu_seconds() const {
+  // The process's CPU clock counts nanoseconds (all threads, exited ones too); /proc's counters
+  // are clock ticks, 10 ms, too coarse for a cost per delta.
+  clockid_t clock;
+  timespec ts{};
+  if (clock_getcpuclockid(pid_, &clock) == 0 && clock_gettime(clock, &ts) == 0)
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
   std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
   std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   auto close_paren = content.rfind(')');
