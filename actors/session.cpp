@@ -345,9 +345,9 @@ void add_line(std::string& lines, std::string_view line) {
 
 void add_notes(const rpc::Encoder& rpc, std::string& lines, const rpc::Notes& notes) {
   for (size_t i = 0; i < notes.size(); ++i) {
-    auto [method, params] = notes[i];
+    const auto note = notes[i];
     next_line(lines);
-    rpc.notification(lines, method, [&](json::Writer& w) { w.raw(params); });
+    rpc.notification(lines, note.method, [&](json::Writer& w) { w.raw(note.params); });
   }
 }
 
