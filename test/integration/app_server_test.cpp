@@ -209,6 +209,33 @@ TEST_CASE("app-server v1: newConversation, listener stream, execCommandApproval,
   CHECK(typo.integer("/error/code") == -32602);
 }
 
+TEST_CASE("app-server v1: two listeners on one conversation get every event twice, the same bytes in order") {
+  AppServer s;
+  s.initialize();
+  auto conv = s.c.wait_for_response(s.c.request("newConversation", R"({"cwd":")" + s.work.path() + R"("})"));
+  REQUIRE_FALSE(conv.is_error());
+  auto id = conv.str("/result/conversationId");
+  for (int i = 0; i < 2; ++i)
+    REQUIRE_FALSE(
+        s.c.wait_for_response(s.c.request("addConversationListener", R"({"conversationId":")" + id + R"("})")).is_error());
+  s.c.request("sendUserMessage",
+              R"({"conversationId":")" + id + R"(","items":[{"type":"text","data":{"text":"@mock:text deltas=3"}}]})");
+  auto events = s.c.collect_until(
+      [](const Message& m) { return is_method(m, "llmx/event/task_complete"); }, "first task_complete");
+  const auto first = events.back().index();
+  events.push_back(s.c.wait_for(
+      [&](const Message& m) { return is_method(m, "llmx/event/task_complete") && m.index() > first; },
+      "second task_complete"));
+  std::vector<std::string> deltas;
+  for (const auto& m : events)
+    if (is_method(m, "llmx/event/agent_message_delta")) deltas.push_back(m.line());
+  // Each line is written once and copied for the second listener, right after it.
+  REQUIRE(deltas.size() == 6);
+  for (size_t i = 0; i < deltas.size(); i += 2) CHECK(deltas[i] == deltas[i + 1]);
+  CHECK(deltas[0] != deltas[2]);
+  CHECK(contains(deltas[0], R"("conversationId":")" + id));
+}
+
 TEST_CASE("mcp-server serves the v1 conversation methods too (P1), with jsonrpc on every line") {
   InitializedMcp f;
   auto conv = f.mcp.wait_for_response(f.mcp.request("newConversation", "{}"));
