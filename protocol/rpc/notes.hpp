@@ -27,10 +27,20 @@ class Notes {
     const size_t end = i + 1 < marks_.size() ? marks_[i + 1].begin : text_.size();
     return {marks_[i].method, std::string_view(text_).substr(marks_[i].begin, end - marks_[i].begin)};
   }
+  // Keeps the buffer for the next event, unless one large event (a command's whole output)
+  // grew it past what streamed events need: a long-lived session does not hold on to that.
   void clear() {
-    text_.clear();
+    if (text_.capacity() > kKeptBytes)
+      std::string().swap(text_);
+    else
+      text_.clear();
     marks_.clear();
   }
+
+  // What the buffer holds on to between events.
+  size_t capacity() const { return text_.capacity(); }
+
+  static constexpr size_t kKeptBytes = 64 * 1024;
 
  private:
   struct Mark {

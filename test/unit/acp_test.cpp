@@ -210,3 +210,25 @@ TEST_CASE("acp: the fs/* requests and the text of a read's answer") {
   json::Parser r;
   CHECK_FALSE(acp::read_text_file_content(r.parse("null")));
 }
+
+TEST_CASE("rpc notes: cleared, they keep a streaming-sized buffer but not one a large event grew") {
+  const std::string delta = R"({"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}})";
+  rpc::Notes notes;
+  notes.add("session/update") += delta;
+  notes.add("session/update") += R"({"b":2})";
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0].method == "session/update");
+  CHECK(notes[0].params == delta);
+  CHECK(notes[1].params == R"({"b":2})");
+  const auto kept = notes[0].params.data();
+  notes.clear();
+  CHECK(notes.empty());
+  notes.add("session/update") += delta;
+  CHECK(notes[0].params.data() == kept);  // the same buffer: no allocation per event
+  notes.add("session/update") += std::string(rpc::Notes::kKeptBytes * 2, 'x');
+  CHECK(notes.capacity() > rpc::Notes::kKeptBytes);
+  notes.clear();
+  CHECK(notes.capacity() <= rpc::Notes::kKeptBytes);  // the large buffer was let go
+  notes.add("session/update") += delta;
+  CHECK(notes[0].params == delta);
+}
