@@ -19,8 +19,6 @@ class SharedString {
 
   const std::string& str() const { return text_ ? *text_ : empty_string(); }
   operator const std::string&() const { return str(); }
-  const char* c_str() const { return str().c_str(); }
-  const char* data() const { return str().data(); }
   size_t size() const { return str().size(); }
   bool empty() const { return !text_; }
 
