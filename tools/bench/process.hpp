@@ -24,7 +24,8 @@ class Child {
   void close_stdin();
   int wait(std::chrono::milliseconds timeout);  // exit code, -1 on timeout (then killed)
 
-  // utime+stime in seconds, and VmHWM (peak RSS) in KiB, read from /proc.
+  // CPU time of all its threads in seconds (the process CPU clock, in nanoseconds), and VmHWM
+  // (peak RSS) in KiB, read from /proc.
   double cpu_seconds() const;
   long peak_rss_kib() const;
   // Context switches (voluntary + involuntary) summed over the child's live threads: each one is a
