@@ -24,20 +24,23 @@ void text_content(json::Writer& w, std::string_view text) {
   w.end_object();
 }
 
-// An update (`{sessionUpdate, ...}`, written by `body`) as a session/update notification's params.
-template <class Body>
-void add_update(rpc::Notes& out, const std::string& session_id, Body&& body) {
+// A session/update notification's params: `{sessionId, update: {sessionUpdate: kind, ...}}`,
+// the update's other fields written by `fields`.
+template <class Fields>
+void add_update(rpc::Notes& out, const std::string& session_id, std::string_view kind, Fields&& fields) {
   json::Writer w(out.add("session/update"));
   w.begin_object().field("sessionId", session_id).key("update");
-  body(w);
-  w.end_object();
+  w.begin_object().field("sessionUpdate", kind);
+  fields(w);
+  w.end_object().end_object();
 }
 
-// A message or thought chunk.
-void chunk(json::Writer& w, std::string_view kind, std::string_view text) {
-  w.begin_object().field("sessionUpdate", kind).key("content");
-  text_block(w, text);
-  w.end_object();
+// A message or thought chunk: its text as the update's content.
+void add_chunk(rpc::Notes& out, const std::string& session_id, std::string_view kind, std::string_view text) {
+  add_update(out, session_id, kind, [&](json::Writer& w) {
+    w.key("content");
+    text_block(w, text);
+  });
 }
 
 // A command's kind for the editor: reading, searching, or running.
@@ -315,95 +318,83 @@ std::string prompt_text(const RawJson& blocks) {
 
 void AcpTurn::translate(const Event& ev, rpc::Notes& out) {
   const auto& m = ev.msg;
-  auto update = [&](auto&& body) { add_update(out, session_id_, body); };
+  auto update = [&](std::string_view kind, auto&& fields) { add_update(out, session_id_, kind, fields); };
   if (const auto* d = m.get_if<AgentMessageDeltaEvent>()) {
-    update([&](json::Writer& w) { chunk(w, "agent_message_chunk", d->delta); });
+    add_chunk(out, session_id_, "agent_message_chunk", d->delta);
   } else if (const auto* r = m.get_if<AgentReasoningDeltaEvent>()) {
-    update([&](json::Writer& w) { chunk(w, "agent_thought_chunk", r->delta); });
+    add_chunk(out, session_id_, "agent_thought_chunk", r->delta);
   } else if (const auto* b = m.get_if<ExecCommandBeginEvent>()) {
     open_.insert(b->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", b->call_id);
-      w.field("title", v2::join_command(b->command)).field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
+    update("tool_call", [&](json::Writer& w) {
+      w.field("toolCallId", b->call_id).field("title", v2::join_command(b->command));
+      w.field("kind", command_kind(b->parsed_cmd)).field("status", "in_progress");
       w.key("rawInput").begin_object().key("command").begin_array();
       for (const auto& a : b->command) w.string(a);
       w.end_array().field("cwd", b->cwd).end_object();
-      w.end_object();
     });
   } else if (const auto* e = m.get_if<ExecCommandEndEvent>()) {
     open_.erase(e->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", e->call_id);
-      w.field("status", e->exit_code == 0 ? "completed" : "failed");
+    update("tool_call_update", [&](json::Writer& w) {
+      w.field("toolCallId", e->call_id).field("status", e->exit_code == 0 ? "completed" : "failed");
       const auto& text = e->aggregated_output.empty() ? e->stdout_text + e->stderr_text : e->aggregated_output;
       w.key("content").begin_array();
       if (!text.empty()) text_content(w, text);
       w.end_array();
       w.key("rawOutput").begin_object().field("exitCode", e->exit_code).end_object();
-      w.end_object();
     });
   } else if (const auto* p = m.get_if<PatchApplyBeginEvent>()) {
     edits_[p->call_id] = p->changes;
     open_.insert(p->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", p->call_id);
-      w.field("title", patch_title(p->changes)).field("kind", "edit").field("status", "in_progress");
+    update("tool_call", [&](json::Writer& w) {
+      w.field("toolCallId", p->call_id).field("title", patch_title(p->changes)).field("kind", "edit");
+      w.field("status", "in_progress");
       patch_fields(w, p->changes);
-      w.end_object();
     });
   } else if (const auto* pe = m.get_if<PatchApplyEndEvent>()) {
     open_.erase(pe->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", pe->call_id);
-      w.field("status", pe->success ? "completed" : "failed");
+    update("tool_call_update", [&](json::Writer& w) {
+      w.field("toolCallId", pe->call_id).field("status", pe->success ? "completed" : "failed");
       if (auto it = edits_.find(pe->call_id); it != edits_.end()) {
         // The whole list again (an update replaces it), updated files now as old and new text.
         if (pe->success) patch_fields(w, it->second, true, &written_);
         edits_.erase(it);
       }
-      w.end_object();
     });
   } else if (const auto* plan = m.get_if<PlanUpdateEvent>()) {
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "plan").key("entries").begin_array();
+    update("plan", [&](json::Writer& w) {
+      w.key("entries").begin_array();
       for (const auto& item : plan->plan)
         w.begin_object().field("content", item.step).field("priority", "medium")
             .field("status", enum_name(item.status)).end_object();
-      w.end_array().end_object();
+      w.end_array();
     });
   } else if (const auto* mb = m.get_if<McpToolCallBeginEvent>()) {
     open_.insert(mb->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call").field("toolCallId", mb->call_id);
-      w.field("title", mb->invocation.server + "." + mb->invocation.tool).field("kind", "other").field("status", "in_progress");
+    update("tool_call", [&](json::Writer& w) {
+      w.field("toolCallId", mb->call_id).field("title", mb->invocation.server + "." + mb->invocation.tool);
+      w.field("kind", "other").field("status", "in_progress");
       if (mb->invocation.arguments) w.key("rawInput").raw(mb->invocation.arguments->text);
-      w.end_object();
     });
   } else if (const auto* me = m.get_if<McpToolCallEndEvent>()) {
     open_.erase(me->call_id);
-    update([&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", me->call_id);
+    update("tool_call_update", [&](json::Writer& w) {
       bool ok = me->result.text.find("\"Err\"") == std::string::npos && me->result.text.find("\"isError\":true") == std::string::npos;
-      w.field("status", ok ? "completed" : "failed").end_object();
+      w.field("toolCallId", me->call_id).field("status", ok ? "completed" : "failed");
     });
   }
 }
 
 void AcpTurn::replay(const Event& ev, rpc::Notes& out) {
-  auto replayed = [&](std::string_view kind, std::string_view text) {
-    add_update(out, session_id_, [&](json::Writer& w) { chunk(w, kind, text); });
-  };
-  if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return replayed("user_message_chunk", u->message);
-  if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return replayed("agent_message_chunk", a->message);
-  if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return replayed("agent_thought_chunk", r->text);
+  if (const auto* u = ev.msg.get_if<UserMessageEvent>()) return add_chunk(out, session_id_, "user_message_chunk", u->message);
+  if (const auto* a = ev.msg.get_if<AgentMessageEvent>()) return add_chunk(out, session_id_, "agent_message_chunk", a->message);
+  if (const auto* r = ev.msg.get_if<AgentReasoningEvent>()) return add_chunk(out, session_id_, "agent_thought_chunk", r->text);
   if (ev.msg.is<PlanUpdateEvent>()) translate(ev, out);
 }
 
 void AcpTurn::close_open(rpc::Notes& out) {
   for (const auto& id : open_)
-    add_update(out, session_id_, [&](json::Writer& w) {
-      w.begin_object().field("sessionUpdate", "tool_call_update").field("toolCallId", id).field("status", "failed").end_object();
-    });
+    add_update(out, session_id_, "tool_call_update",
+               [&](json::Writer& w) { w.field("toolCallId", id).field("status", "failed"); });
   open_.clear();
 }
 
