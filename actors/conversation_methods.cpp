@@ -99,15 +99,10 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
   }
   auto interest = st.listeners.interest(conversation_id, ev.msg.is<RawResponseItemEvent>());
   if (interest.copies > 0) {
-    // Encoded once, in place, for however many listeners want it; the method is built on the
-    // stack (a streamed delta allocates nothing here).
-    fmt::basic_memory_buffer<char, 96> method;
-    fmt::format_to(std::back_inserter(method), "llmx/event/{}", ev.msg.kind());
+    // Encoded once, in place, for however many listeners want it.
     next_line(lines);
     const size_t begin = lines.size();
-    st.rpc.notification(lines, std::string_view(method.data(), method.size()), [&](json::Writer& w) {
-      api::write_event_notification_params(w, ev, conversation_id);
-    });
+    api::append_event_notification(st.rpc, lines, ev, conversation_id);
     const size_t length = lines.size() - begin;
     for (size_t i = 1; i < interest.copies; ++i) {
       next_line(lines);

@@ -5,6 +5,7 @@
 #include "protocol/base/json_codec.hpp"
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/schema_gen.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
 
 namespace llmx::api {
 
@@ -90,13 +91,18 @@ void read_json(json::Element e, InputItem& x) {
   }
 }
 
-void write_event_notification_params(json::Writer& w, const Event& ev, const std::string& conversation_id) {
-  w.begin_object();
-  w.field("id", ev.id);
-  w.key("msg");
-  json::write_value(w, ev.msg);
-  w.field("conversationId", conversation_id);
-  w.end_object();
+void append_event_notification(const rpc::Encoder& rpc, std::string& out, const Event& ev,
+                               const std::string& conversation_id) {
+  fmt::basic_memory_buffer<char, 96> method;
+  fmt::format_to(std::back_inserter(method), "llmx/event/{}", ev.msg.kind());
+  rpc.notification(out, std::string_view(method.data(), method.size()), [&](json::Writer& w) {
+    w.begin_object();
+    w.field("id", ev.id);
+    w.key("msg");
+    json::write_value(w, ev.msg);
+    w.field("conversationId", conversation_id);
+    w.end_object();
+  });
 }
 
 std::string model_list_result(std::vector<models::ModelPreset> items, const std::optional<std::string>& next_cursor,

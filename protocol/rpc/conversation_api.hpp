@@ -14,6 +14,10 @@
 #include "protocol/core/policy.hpp"
 #include "protocol/base/reflect.hpp"
 
+namespace llmx::rpc {
+struct Encoder;
+}  // namespace llmx::rpc
+
 namespace llmx::api {
 
 // `config` objects of dotted keys → the loader's JSON overrides; throws json::DecodeError when
@@ -212,9 +216,11 @@ struct EventNotification {
   LLMX_FIELDS(v("id", s.id); v("msg", s.msg); v("conversationId", s.conversationId))
 };
 
-// The same params written straight from the event into `w` (no copy of it, no buffer of their
-// own: listeners get one per streamed delta).
-void write_event_notification_params(json::Writer& w, const Event& ev, const std::string& conversation_id);
+// The `llmx/event/<type>` notification of `ev` for a listener of `conversation_id`, appended to
+// `out` in place: params written straight from the event, the method built on the stack (a
+// streamed delta allocates nothing here).
+void append_event_notification(const rpc::Encoder& rpc, std::string& out, const Event& ev,
+                               const std::string& conversation_id);
 
 // `model/list` result: the MCP server answers `items` (seed), the app server `data`
 // (reference), DECISIONS P8.

@@ -3,18 +3,24 @@
 
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/base/json_codec.hpp"
+#include "protocol/base/json_reader.hpp"
+#include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/v2_api.hpp"
 
 using namespace llmx;
 
-TEST_CASE("conversation api: listener params equal the EventNotification encoding") {
+TEST_CASE("conversation api: a listener's notification is llmx/event/<type> with the EventNotification params") {
   std::vector<Event> events{Event{"3", AgentMessageDeltaEvent{"he\"llo"}}, Event{"4", TaskCompleteEvent{}},
                             Event{"", TurnAbortedEvent{TurnAbortReason::interrupted}}};
   for (const auto& ev : events) {
-    std::string params = "[1,";  // written in place after what the buffer holds
-    json::Writer w(params);
-    api::write_event_notification_params(w, ev, "conv-1");
-    CHECK(params == "[1," + json::to_json(api::EventNotification{ev.id, ev.msg, "conv-1"}));
+    std::string lines = "earlier\n";  // written in place after what the batch holds
+    api::append_event_notification(rpc::Encoder{false}, lines, ev, "conv-1");
+    REQUIRE(lines.starts_with("earlier\n"));
+    json::Parser p;
+    auto line = p.parse(std::string_view(lines).substr(8));
+    CHECK(json::to_text(line.at_pointer("/method").value_unsafe()) == "\"llmx/event/" + std::string(ev.msg.kind()) + "\"");
+    CHECK(json::to_text(line.at_pointer("/params").value_unsafe()) ==
+          json::to_json(api::EventNotification{ev.id, ev.msg, "conv-1"}));
   }
 }
 
