@@ -14,6 +14,21 @@ namespace {
 
 using AppServer = AppServerFixture;
 
+// newConversation in the scratch work folder, and its answer.
+Message new_conversation(AppServer& s) {
+  auto conv = s.c.wait_for_response(s.c.request("newConversation", R"({"cwd":")" + s.work.path() + R"("})"));
+  INFO(conv.line());
+  REQUIRE_FALSE(conv.is_error());
+  return conv;
+}
+
+// addConversationListener on `id`, and its answer.
+Message add_listener(AppServer& s, const std::string& id) {
+  auto sub = s.c.wait_for_response(s.c.request("addConversationListener", R"({"conversationId":")" + id + R"("})"));
+  INFO(sub.line());
+  REQUIRE_FALSE(sub.is_error());
+  return sub;
+}
 
 }  // namespace
 
@@ -212,12 +227,9 @@ TEST_CASE("app-server v1: newConversation, listener stream, execCommandApproval,
 TEST_CASE("app-server v1: two listeners on one conversation get every event twice, the same bytes in order") {
   AppServer s;
   s.initialize();
-  auto conv = s.c.wait_for_response(s.c.request("newConversation", R"({"cwd":")" + s.work.path() + R"("})"));
-  REQUIRE_FALSE(conv.is_error());
-  auto id = conv.str("/result/conversationId");
-  for (int i = 0; i < 2; ++i)
-    REQUIRE_FALSE(
-        s.c.wait_for_response(s.c.request("addConversationListener", R"({"conversationId":")" + id + R"("})")).is_error());
+  auto id = new_conversation(s).str("/result/conversationId");
+  add_listener(s, id);
+  add_listener(s, id);
   s.c.request("sendUserMessage",
               R"({"conversationId":")" + id + R"(","items":[{"type":"text","data":{"text":"@mock:text deltas=3"}}]})");
   auto events = s.c.collect_until(
@@ -289,11 +301,9 @@ TEST_CASE("app-server: a request to an archived conversation gets a clear error,
 TEST_CASE("app-server v1: sendUserMessage to a conversation archived with archiveConversation is an error") {
   AppServer s;
   s.initialize();
-  auto conv = s.c.wait_for_response(s.c.request("newConversation", R"({"cwd":")" + s.work.path() + R"("})"));
-  REQUIRE_FALSE(conv.is_error());
+  auto conv = new_conversation(s);
   auto id = conv.str("/result/conversationId");
-  auto listener = s.c.wait_for_response(s.c.request("addConversationListener", R"({"conversationId":")" + id + R"("})"));
-  REQUIRE_FALSE(listener.is_error());
+  auto listener = add_listener(s, id);
   auto archived = s.c.wait_for_response(s.c.request(
       "archiveConversation", R"({"conversationId":")" + id + R"(","rolloutPath":")" + conv.str("/result/rolloutPath") + R"("})"));
   INFO(archived.line());
