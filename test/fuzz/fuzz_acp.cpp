@@ -80,8 +80,9 @@ void one_line(std::string_view line) {
   }
   if (root.is_array()) {
     try {
-      for (const auto& update : acp::replay_updates("s", RawJson{json::to_text(root)}))
-        require_json(update, "a replayed session/update is JSON");
+      const auto updates = acp::replay_updates("s", RawJson{json::to_text(root)});
+      for (size_t i = 0; i < updates.size(); ++i)
+        require_json(updates[i].params, "a replayed session/update's params are JSON");
     } catch (const json::DecodeError&) {
     }
     return;
