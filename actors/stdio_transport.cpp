@@ -17,21 +17,7 @@ namespace llmx {
 
 uint64_t max_output_bytes() { return env_count("LLMX_MAX_OUTPUT_BYTES", kDefaultMaxOutputBytes); }
 
-uint64_t max_line_bytes() { return env_count("LLMX_MAX_LINE_BYTES", kDefaultMaxLineBytes); }
-
 uint64_t pause_output_bytes() { return env_count("LLMX_OUTPUT_PAUSE_BYTES", kDefaultPauseOutputBytes); }
-
-std::string read_first_line(int fd, size_t limit) {
-  std::string got;
-  char buf[16 * 1024];
-  while (got.find('\n') == std::string::npos && got.size() <= limit) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got.append(buf, static_cast<size_t>(n));
-  }
-  return got;
-}
 
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd, std::string already_read) {
   sys.spawn<caf::detached + caf::hidden>([session, fd, already_read = std::move(already_read)](caf::blocking_actor* self) {

@@ -5,12 +5,9 @@
 #include <string>
 
 #include "actors/actors.hpp"
+#include "protocol/base/line_cutter.hpp"
 
 namespace llmx {
-
-// Default maximum length of one incoming line (LLMX_MAX_LINE_BYTES overrides it).
-inline constexpr uint64_t kDefaultMaxLineBytes = 16u << 20;
-uint64_t max_line_bytes();
 
 // Output queued for a client that stops reading stdout, at most (LLMX_MAX_OUTPUT_BYTES
 // overrides it); past it the writer closes stdout and drops further output.
@@ -24,13 +21,8 @@ inline constexpr uint64_t kDefaultPauseOutputBytes = 16u << 20;
 uint64_t pause_output_bytes();
 
 // Reads `fd` until EOF on its own thread; sends line / oversize / eof messages to `session`.
-// `already_read`: bytes taken from `fd` before (read_first_line), cut into lines first.
+// `already_read`: bytes taken from `fd` before (files::read_first_line), cut into lines first.
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd = 0, std::string already_read = {});
-
-// Blocks until `fd` has given a whole line, EOF, or `limit` bytes without a newline, and returns
-// all it read: the first line and whatever came behind it. For a server that answers its client's
-// first message before its actors exist (serve_command.cpp); the rest goes to the reader.
-std::string read_first_line(int fd, size_t limit);
 
 // The writer of `fd` (stdout by default), on its own thread because writes may block.
 line_writer_actor spawn_line_writer(caf::actor_system& sys, int fd = 1);

@@ -46,6 +46,18 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+std::string read_first_line(int fd, size_t limit) {
+  std::string got;
+  char buf[16 * 1024];
+  while (got.find('\n') == std::string::npos && got.size() <= limit) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
 Stamp stamp(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Stamp{.error = errno};

@@ -21,6 +21,11 @@ std::optional<std::string> read(const std::string& path, int* error = nullptr);
 // write(2) until everything is written (EINTR and short writes retried); false on an error.
 bool write_all(int fd, std::string_view data);
 
+// Blocks until `fd` has given a whole line, EOF, or more than `limit` bytes without a newline,
+// and returns all it read: the first line and whatever came behind it. For a server that answers
+// its client's first message before its actors exist (tools/llmx/start/first_line.hpp).
+std::string read_first_line(int fd, size_t limit);
+
 // What identifies one version of a file: a change of content, a replacement or a rename over it
 // changes at least one of these.
 struct Stamp {

@@ -7,7 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/base/secret_env.hpp"
+
 namespace llmx {
+
+// Default maximum length of one line a client sends us (LLMX_MAX_LINE_BYTES overrides it).
+inline constexpr uint64_t kDefaultMaxLineBytes = 16u << 20;
+inline uint64_t max_line_bytes() { return env_count("LLMX_MAX_LINE_BYTES", kDefaultMaxLineBytes); }
 
 class LineCutter {
  public:

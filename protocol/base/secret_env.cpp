@@ -92,6 +92,8 @@ size_t seal_secret_env() {
   return found.size();
 }
 
+void add_sealed_variable(std::string name, std::string value) { store()[std::move(name)] = std::move(value); }
+
 const char* env_value(const char* name) {
   if (const char* v = std::getenv(name)) return v;
   auto it = store().find(name);

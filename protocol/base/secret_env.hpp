@@ -24,6 +24,10 @@ bool is_secret_variable(std::string_view name, std::string_view value);
 // thread starts (it edits `environ`). Returns how many were sealed.
 size_t seal_secret_env();
 
+// A variable another copy of this code sealed in this process: the llmx binary seals its
+// environment before it answers a client, and hands what it sealed to the engine it loads.
+void add_sealed_variable(std::string name, std::string value);
+
 // getenv() that also finds sealed variables.
 const char* env_value(const char* name);
 

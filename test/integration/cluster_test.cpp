@@ -326,12 +326,17 @@ TEST_CASE("cluster: with every node gone a reply ends with a clear error instead
 }
 
 TEST_CASE("cluster: a copy of llmx without its network module serves alone and says why it cannot reach a node") {
-  // The binary loads CAF's middleman from llmx-network.so beside it only when it needs a node.
+  // The engine loads CAF's middleman from llmx-network.so beside the binary only when it needs a
+  // node. (The engine itself, llmx-engine.so, is copied along.)
   TempDir home("llmx-netmod-home"), bin("llmx-netmod-bin");
   const std::string copy = bin.path() + "/llmx";
-  std::error_code ec;
-  fs::create_hard_link(llmx_binary(), copy, ec);
-  if (ec) fs::copy_file(llmx_binary(), copy);
+  const auto built = fs::path(llmx_binary()).parent_path();
+  for (const auto& [from, to] : {std::pair{fs::path(llmx_binary()), fs::path(copy)},
+                                 std::pair{built / "llmx-engine.so", fs::path(bin.path()) / "llmx-engine.so"}}) {
+    std::error_code ec;
+    fs::create_hard_link(from, to, ec);
+    if (ec) fs::copy_file(from, to);
+  }
   auto env = llmx_env(home.path(), "http://127.0.0.1:9/v1");
   auto alone = run_llmx_at(copy, {"mcp-server"}, env);
   CHECK(alone.status.describe() == "exit code 0");

@@ -34,6 +34,16 @@ endif()
 if(NOT IS_SYMLINK ${PREFIX}/bin/llmx-mcp-server)
   message(FATAL_ERROR "package test: bin/llmx-mcp-server (a link to llmx) was not installed under ${PREFIX}")
 endif()
+# The installed binary finds its installed engine (<libdir>/llmx/llmx-engine.so): it answers an
+# initialize, then serves until stdin ends and exits 0.
+file(WRITE ${WORK}/initialize.jsonl [=[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"package","version":"1"}}}
+{"jsonrpc":"2.0","id":2,"method":"ping"}
+]=])
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LLMX_HOME=${WORK}/llmx-home HOME=${WORK}/llmx-home ${PREFIX}/bin/llmx-mcp-server
+  INPUT_FILE ${WORK}/initialize.jsonl RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"id\":2")
+  message(FATAL_ERROR "package test: the installed llmx-mcp-server did not serve (${rc})\n--- stdout:\n${out}\n--- stderr:\n${err}")
+endif()
 file(GLOB_RECURSE config_files ${PREFIX}/llmxConfig.cmake)
 if(NOT config_files)
   message(FATAL_ERROR "package test: no llmxConfig.cmake was installed under ${PREFIX}")

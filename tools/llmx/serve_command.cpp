@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <tuple>
 #include <utility>
 #include <cstdlib>
 
@@ -23,9 +22,6 @@
 #include "listen_command.hpp"
 #include "termination.hpp"
 #include "actors/stdio_transport.hpp"
-#include "protocol/base/files.hpp"
-#include "protocol/base/line_cutter.hpp"
-#include "protocol/rpc/handshake.hpp"
 
 namespace llmx::cli {
 
@@ -59,35 +55,6 @@ std::optional<ClusterOptions> cluster_options(const std::vector<std::string>& no
   return out;
 }
 
-enum class Front { mcp, app, acp };
-
-// Waits for the client's first line on stdin and answers it when it is an `initialize` a fresh
-// session of `front` would accept (protocol/rpc/handshake.hpp). Returns all that was read, less
-// that line when it was answered, and what the client declared. A signal while waiting ends the
-// process: nothing runs yet.
-std::pair<std::string, std::optional<rpc::Handshake>> answer_initialize_early(Front front, TerminationSignals& signals) {
-  const uint64_t limit = max_line_bytes();
-  signals.on_signal([](int) { ::_exit(0); });
-  auto got = read_first_line(STDIN_FILENO, limit);
-  signals.on_signal(nullptr);
-  const auto nl = got.find('\n');
-  if (nl == std::string::npos) return {std::move(got), std::nullopt};
-  // Cut as the stdin reader cuts it (a trailing '\r' dropped, an oversized line refused).
-  std::optional<std::string> line;
-  LineCutter(limit).feed(std::string_view(got).substr(0, nl + 1), [&](std::string& l) { line = std::move(l); }, [] {});
-  if (!line) return {std::move(got), std::nullopt};
-  std::optional<rpc::EarlyAnswer> early;
-  switch (front) {
-    case Front::mcp: early = rpc::answer_mcp_initialize(*line, true); break;  // serve() gives MCP its task board
-    case Front::app: early = rpc::answer_app_initialize(*line); break;
-    case Front::acp: early = rpc::answer_acp_initialize(*line); break;
-  }
-  if (!early) return {std::move(got), std::nullopt};
-  files::write_all(STDOUT_FILENO, early->reply + "\n");  // a client already gone: the writer finds out
-  got.erase(0, nl + 1);
-  return {std::move(got), std::move(early->handshake)};
-}
-
 int serve(const ServeOptions& options, Front front) {
   const bool app = front == Front::app;
   // Fail fast on a broken config.toml, before any message is read.
@@ -106,10 +73,20 @@ int serve(const ServeOptions& options, Front front) {
   std::signal(SIGPIPE, SIG_IGN);  // a client that goes away must not kill in-flight work
   TerminationSignals signals;     // before the actor system: its threads inherit the block
   // Over stdio the client's `initialize` is answered before the actor system starts, so the
-  // client does not wait for it (issue 18, point 5); what was read goes on to the stdin reader.
+  // client does not wait for it (issue 18, point 5): by the llmx binary, before it loaded us, or
+  // here. What was read behind it goes on to the stdin reader.
   std::string already_read;
   std::optional<rpc::Handshake> handshake;
-  if (options.listen.empty()) std::tie(already_read, handshake) = answer_initialize_early(front, signals);
+  if (options.listen.empty()) {
+    auto first = options.first_line;
+    if (!first) {
+      signals.on_signal([](int) { ::_exit(0); });  // nothing runs yet
+      first = answer_first_line(front);
+      signals.on_signal(nullptr);
+    }
+    if (!first->answered.empty()) handshake = handshake_of(front, first->answered);
+    already_read = std::move(first->rest);
+  }
   caf::actor_system_config cfg;
   configure_system(cfg);
   const bool clustered = !cluster.nodes.empty();

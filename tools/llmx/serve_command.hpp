@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "protocol/config/config.hpp"
+#include "start/first_line.hpp"
 
 namespace llmx::cli {
 
@@ -15,6 +16,8 @@ struct ServeOptions {
   // --listen ws://HOST:PORT (app-server) or http://HOST:PORT (mcp-server): network clients
   // instead of stdio (listen_command.hpp).
   std::string listen;
+  // What the llmx binary read from stdin (and maybe answered) before it loaded the engine.
+  std::optional<FirstLine> first_line;
 };
 
 int run_mcp_server(const ServeOptions& options);

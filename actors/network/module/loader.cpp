@@ -23,8 +23,8 @@ std::filesystem::path own_directory() {
 const ModuleApi& load() {
   auto dir = own_directory();
   std::string errors;
-  // The build tree puts it beside the binary; an install, in <libdir>/llmx (LLMX_NETWORK_MODULE_REL).
-  for (const auto& path : {dir / kModule, dir / LLMX_NETWORK_MODULE_REL / kModule}) {
+  // The build tree puts it beside the binary; an install, in <libdir>/llmx (LLMX_MODULE_REL).
+  for (const auto& path : {dir / kModule, dir / LLMX_MODULE_REL / kModule}) {
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       errors += std::string(errors.empty() ? "" : "; ") + dlerror();

@@ -1,6 +1,5 @@
-// The llmx command line: exec, mcp-server (and, as issues land, app-server, sandbox, ...).
-#include <sys/prctl.h>
-#include <sys/resource.h>
+// The llmx command line, run by the engine module (llmx-engine.so) that the llmx binary loads
+// (start/main.cpp): exec, the stdio and network servers, sandbox, node, login, mcp, models.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -23,42 +22,17 @@
 #include "sandbox_command.hpp"
 #include "node_command.hpp"
 #include "serve_command.hpp"
+#include "start/engine_entry.hpp"
 
-namespace {
-// Process hardening (engine.md §6.7): no core dumps and no ptrace/proc access to our memory or
-// environment from the commands we run, and no LD_* injection into anything we start.
-void harden_process() {
-  if (prctl(PR_SET_DUMPABLE, 0) != 0) std::exit(5);
-  struct rlimit none {0, 0};
-  if (setrlimit(RLIMIT_CORE, &none) != 0) std::exit(7);
-  std::vector<std::string> names;
-  for (char** e = environ; e && *e; ++e) {
+extern "C" __attribute__((visibility("default"))) int llmx_engine_main(int argc, char** argv, const llmx_start* start) {
+  // The binary loaded <home>/.env and sealed the secrets before it answered anyone
+  // (start/main.cpp); this copy of secret_env gets what it sealed.
+  for (auto e = start->sealed_env; e && *e; ++e) {
     std::string_view kv(*e);
-    if (kv.starts_with("LD_")) names.emplace_back(kv.substr(0, kv.find('=')));
+    const auto eq = kv.find('=');
+    llmx::add_sealed_variable(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
   }
-  for (const auto& n : names) unsetenv(n.c_str());
-}
-}  // namespace
-
-int main(int argc, char** argv) {
-  // `llmx-mcp-server` (the seed's binary name, installed as a link to llmx) is `llmx mcp-server`.
-  std::vector<char*> args(argv, argv + argc);
-  if (std::string_view(argv[0]).ends_with("/llmx-mcp-server") || std::string_view(argv[0]) == "llmx-mcp-server") {
-    static char subcommand[] = "mcp-server";
-    args.insert(args.begin() + 1, subcommand);
-    argc = static_cast<int>(args.size());
-    argv = args.data();
-  }
-  if (!std::getenv("LLMX_NO_HARDENING")) harden_process();
-  // <home>/.env before any thread starts (engine.md §4.1; LLMX_* keys are never taken from it).
-  try {
-    llmx::load_dotenv(llmx::llmx_home());
-  } catch (const std::exception&) {
-    // A bad LLMX_HOME is reported by the command that needs it, with its own message.
-  }
-  // Keys and tokens leave the environment (and the bytes /proc/<pid>/environ shows) before any
-  // thread starts; the engine reads them from memory (protocol/base/secret_env.hpp).
-  llmx::seal_secret_env();
+  const llmx_first_line* first_line = start->first_line;
   CLI::App app{"llmx: a coding agent engine for any OpenAI-compatible model"};
   app.require_subcommand(1);
   std::vector<std::string> config_overrides;
@@ -226,6 +200,13 @@ int main(int argc, char** argv) {
                                        config_overrides.end());
       return o;
     };
+    // What the binary read from stdin goes to the server it read it for.
+    if (first_line) {
+      llmx::cli::FirstLine got{{first_line->answered, first_line->answered_size}, {first_line->rest, first_line->rest_size}};
+      auto front = static_cast<llmx::cli::Front>(first_line->front);
+      (front == llmx::cli::Front::app ? app_opts : front == llmx::cli::Front::acp ? acp_opts : serve).first_line =
+          std::move(got);
+    }
     if (*app_cmd) return llmx::cli::run_app_server(with_global(app_opts));
     if (*acp_cmd) return llmx::cli::run_acp(with_global(acp_opts));
     if (*mcp_cmd) return llmx::cli::run_mcp_server(with_global(serve));
