@@ -65,6 +65,8 @@ extern "C" __attribute__((visibility("default"))) int llmx_engine_main(int argc,
   resume_cmd->fallthrough();  // exec options (--json, -m ...) may follow `resume`
   resume_cmd->add_flag("--last", exec.resume_last, "The most recent stored conversation");
   resume_cmd->add_option("args", resume_args, "[ID] PROMPT");
+  // The servers' options: the binary reads them too, to answer `initialize` before it loads us
+  // (start/early_command.cpp); an option added here is left to us there until it learns it.
   auto add_common = [&](CLI::App* cmd, llmx::ConfigOverrides& o) {
     cmd->add_option_function<std::string>(
            "-s,--sandbox",
