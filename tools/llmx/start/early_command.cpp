@@ -1,7 +1,10 @@
 #include "early_command.hpp"
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "protocol/base/reflect.hpp"
 
