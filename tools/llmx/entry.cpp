@@ -91,21 +91,22 @@ extern "C" __attribute__((visibility("default"))) int llmx_engine_main(int argc,
   };
   add_common(exec_cmd, exec.overrides);
 
+  // A server: the common options, worker nodes, and network clients instead of stdio.
+  auto add_server = [&](const char* name, const char* what, llmx::cli::ServeOptions& o, const char* listen) {
+    auto* cmd = app.add_subcommand(name, what);
+    add_common(cmd, o.overrides);
+    cmd->add_option("--nodes", o.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
+    cmd->add_option("--listen", o.listen, listen);
+    return cmd;
+  };
   llmx::cli::ServeOptions serve;
-  auto* mcp_cmd = app.add_subcommand("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)");
-  add_common(mcp_cmd, serve.overrides);
-  mcp_cmd->add_option("--nodes", serve.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
-  mcp_cmd->add_option("--listen", serve.listen,
-                      "Serve MCP Streamable HTTP at http://HOST:PORT/mcp (port 0 picks one; off loopback "
-                      "LLMX_LISTEN_TOKEN is required) instead of stdio");
-
+  auto* mcp_cmd = add_server("mcp-server", "Serve MCP over stdio (tools llmx and llmx-reply)", serve,
+                             "Serve MCP Streamable HTTP at http://HOST:PORT/mcp (port 0 picks one; off loopback "
+                             "LLMX_LISTEN_TOKEN is required) instead of stdio");
   llmx::cli::ServeOptions app_opts;
-  auto* app_cmd = app.add_subcommand("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio");
-  add_common(app_cmd, app_opts.overrides);
-  app_cmd->add_option("--nodes", app_opts.nodes, "Place conversations on these worker nodes (HOST:PORT,...)")->delimiter(',');
-  app_cmd->add_option("--listen", app_opts.listen,
-                      "Serve WebSocket clients at ws://HOST:PORT (port 0 picks one; off loopback LLMX_LISTEN_TOKEN "
-                      "is required) instead of stdio");
+  auto* app_cmd = add_server("app-server", "Serve the app-server API (v1 conversations, v2 threads) over stdio", app_opts,
+                             "Serve WebSocket clients at ws://HOST:PORT (port 0 picks one; off loopback "
+                             "LLMX_LISTEN_TOKEN is required) instead of stdio");
   llmx::cli::ServeOptions acp_opts;
   auto* acp_cmd = app.add_subcommand("acp", "Serve the Agent Client Protocol over stdio (for editors: Zed, JetBrains, ...)");
   add_common(acp_cmd, acp_opts.overrides);
