@@ -30,4 +30,9 @@ class RuntimeLibrary {
   std::string name_;
 };
 
+// One of llmx's own modules (llmx-engine.so, llmx-network.so), opened with dlopen `mode`: beside
+// the running binary in a build tree, in <libdir>/llmx once installed. Returns its symbol
+// `entry`; throws std::runtime_error "cannot load <what>: ..." naming every path tried.
+void* llmx_module_entry(const char* file, const char* entry, std::string_view what, int mode);
+
 }  // namespace llmx

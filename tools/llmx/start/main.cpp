@@ -12,7 +12,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "early_command.hpp"
 #include "engine_entry.hpp"
 #include "first_line.hpp"
+#include "protocol/base/runtime_library.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "protocol/config/config.hpp"
 
@@ -54,24 +54,15 @@ void exit_on_termination(bool on) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, on ? +[](int) { ::_exit(0); } : SIG_DFL);
 }
 
-const char* const kEngine = "llmx-engine.so";
-
 decltype(&llmx_engine_main) load_engine() {
-  std::error_code ec;
-  const auto dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  std::string errors;
-  // The build tree puts it beside the binary; an install, in <libdir>/llmx (LLMX_MODULE_REL).
-  for (const auto& path : {dir / kEngine, dir / LLMX_MODULE_REL / kEngine}) {
-    void* lib = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) {
-      errors += std::string(errors.empty() ? "" : "; ") + dlerror();
-      continue;
-    }
-    if (auto entry = reinterpret_cast<decltype(&llmx_engine_main)>(dlsym(lib, "llmx_engine_main"))) return entry;
-    errors += std::string(errors.empty() ? "" : "; ") + path.string() + " is not llmx's engine";
+  try {
+    // Lazily bound: the functions a command never calls are never looked up.
+    return reinterpret_cast<decltype(&llmx_engine_main)>(
+        llmx::llmx_module_entry("llmx-engine.so", "llmx_engine_main", "llmx's engine", RTLD_LAZY));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return nullptr;
   }
-  std::fprintf(stderr, "error: cannot load llmx's engine: %s\n", errors.c_str());
-  return nullptr;
 }
 
 }  // namespace
