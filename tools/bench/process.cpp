@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,24 +20,38 @@ extern char** environ;
 namespace llmx::bench {
 
 Child::Child(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  // posix_spawn, as Python's subprocess and most hosts start a server: a forked copy of this
+  // multi-threaded bench could not safely call setenv before exec, and on this VM a forked
+  // child also starts measurably slower, which the startup row would count as ours.
+  std::vector<std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    std::string_view kv(*e);
+    if (!env.contains(std::string(kv.substr(0, kv.find('='))))) vars.emplace_back(kv);
+  }
+  for (const auto& [k, v] : env) vars.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& v : vars) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);  // dup2 clears close-on-exec on 0 and 1
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   close(in[0]);
   close(out[1]);
   in_ = in[1];
   out_ = out[0];
+  if (rc != 0) {  // as a child that could not exec: no output, exit code 127
+    pid_ = -1;
+    status_ = 127;
+    std::fprintf(stderr, "llmx-bench: cannot start %s: %s\n", args[0], std::strerror(rc));
+  }
 }
 
 Child::~Child() {
@@ -84,12 +100,14 @@ void Child::close_stdin() {
 }
 
 int Child::wait(std::chrono::milliseconds timeout) {
+  if (pid_ < 0) return status_;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return status_;
     }
     usleep(2000);
   }

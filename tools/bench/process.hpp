@@ -34,6 +34,7 @@ class Child {
 
  private:
   pid_t pid_ = -1;
+  int status_ = -1;  // exit code once reaped (127 when it could not start)
   int in_ = -1, out_ = -1;
   std::string buf_;
 };
