@@ -6,15 +6,69 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 namespace llmx::json {
+
+namespace {
+
+// Idle simdjson parsers of one thread. A parser that grew past kPooledCapacity (its buffers
+// take about 15 bytes per byte of capacity) is freed instead of kept for a rare large document.
+constexpr size_t kPooledCapacity = 64 * 1024;
+constexpr size_t kPooledParsers = 8;
+
+struct ParserPool {
+  ParserPool() { idle.reserve(kPooledParsers); }  // a Parser's destructor only moves a pointer
+  ~ParserPool();
+  std::vector<std::unique_ptr<simdjson::dom::parser>> idle;
+};
+// Trivially destructible, so a Parser destroyed after its thread's pool (a static one) can ask.
+thread_local bool parser_pool_gone = false;
+thread_local ParserPool parser_pool;
+ParserPool::~ParserPool() { parser_pool_gone = true; }
+
+std::unique_ptr<simdjson::dom::parser> borrow_parser() {
+  if (!parser_pool_gone && !parser_pool.idle.empty()) {
+    auto p = std::move(parser_pool.idle.back());
+    parser_pool.idle.pop_back();
+    return p;
+  }
+  return std::make_unique<simdjson::dom::parser>();
+}
+
+void return_parser(std::unique_ptr<simdjson::dom::parser> p) {
+  if (!p || parser_pool_gone || p->capacity() > kPooledCapacity || parser_pool.idle.size() >= kPooledParsers) return;
+  parser_pool.idle.push_back(std::move(p));
+}
+
+}  // namespace
+
+Parser::Parser() : parser_(borrow_parser()) {}
+
+Parser::~Parser() { return_parser(std::move(parser_)); }
+
+Parser& Parser::operator=(Parser&& other) noexcept {
+  if (this != &other) {
+    return_parser(std::move(parser_));
+    parser_ = std::move(other.parser_);
+    repaired_id_ = std::move(other.repaired_id_);
+  }
+  return *this;
+}
+
+simdjson::dom::parser& Parser::get() {
+  if (!parser_) parser_ = borrow_parser();  // moved from, then used again
+  return *parser_;
+}
 
 Element Parser::parse(std::string_view text) {
   repaired_id_.reset();
-  auto result = parser_.parse(text.data(), text.size(), true);
+  auto& parser = get();
+  auto result = parser.parse(text.data(), text.size(), true);
   if (!result.error()) return result.value_unsafe();
   // The DOM keeps its own copy of the document, so the repaired text may go after parsing.
   if (auto fixed = repair_unrepresentable(text)) {
-    auto again = parser_.parse(fixed->text.data(), fixed->text.size(), true);
+    auto again = parser.parse(fixed->text.data(), fixed->text.size(), true);
     if (!again.error()) {
       repaired_id_ = std::move(fixed->top_level_id);
       return again.value_unsafe();

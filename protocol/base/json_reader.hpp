@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,8 +39,21 @@ class DecodeError : public std::runtime_error {
 
 // A parser that can be reused for many documents; the element returned by parse() stays valid
 // until the next parse() on the same Parser.
+//
+// Its simdjson parser (document, tape and index buffers, sized for the largest document read)
+// is lent by a small pool of the constructing thread and goes back to the destroying thread's
+// pool, so a Parser made for one request costs no allocation once the pools are warm. Fresh
+// buffers for every request, each freed while the request's longer-lived allocations stayed,
+// were what fragmented a long-running server's heap (README, "Soak").
 class Parser {
  public:
+  Parser();
+  ~Parser();
+  Parser(Parser&& other) noexcept : parser_(std::move(other.parser_)), repaired_id_(std::move(other.repaired_id_)) {}
+  Parser& operator=(Parser&& other) noexcept;
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
   // Throws DecodeError("Parse error: ...") on malformed JSON. Valid JSON that simdjson cannot
   // hold as it is (huge integers, lone surrogate escapes) is read through json_repair.hpp.
   Element parse(std::string_view text);
@@ -47,7 +61,8 @@ class Parser {
   const std::optional<std::string>& repaired_top_level_id() const { return repaired_id_; }
 
  private:
-  simdjson::dom::parser parser_;
+  simdjson::dom::parser& get();
+  std::unique_ptr<simdjson::dom::parser> parser_;
   std::optional<std::string> repaired_id_;
 };
 
