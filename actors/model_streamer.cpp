@@ -97,7 +97,7 @@ struct StreamerState {
   turn_executor_actor executor;
   ModelRequest request;
   WireApi wire = WireApi::chat;  // what the attempts speak: chat or responses
-  std::string body;
+  SharedString body;  // each attempt sends the same one
   std::vector<std::pair<std::string, std::string>> headers;
   uint32_t attempt = 0;
   uint32_t request_failures = 0;  // HTTP-level retries used (429/5xx/transport)

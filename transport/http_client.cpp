@@ -357,7 +357,7 @@ struct Client::Impl {
     } else {
       if (r.method != "POST") curl_api().easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
       if (r.method == "POST" || !r.body.empty()) {
-        curl_api().easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());  // no copy: `r` outlives it
+        curl_api().easy_setopt(e, CURLOPT_POSTFIELDS, r.body.str().data());  // no copy: `r` outlives it
         curl_api().easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
       }
     }

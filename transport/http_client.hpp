@@ -6,6 +6,8 @@
 // response head), on_body zero or more times, then exactly one on_done.
 #pragma once
 
+#include "protocol/base/shared_string.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +24,8 @@ struct Request {
   std::string method = "POST";  // "POST" or "GET" (anything else is sent as a custom method)
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
+  // Shared, not copied: a model request's body (the whole history) is sent again by each retry.
+  SharedString body;
   long connect_timeout_ms = 10000;
   // No overall timeout: streams can be long; idle timeouts are the caller's business.
 };

@@ -263,4 +263,15 @@ Writer& Writer::raw(std::string_view json) {
   return *this;
 }
 
+namespace {
+thread_local std::string kept_scratch;
+constexpr size_t kKeptScratch = 4 << 20;  // a rare larger body is freed, not kept all day
+}  // namespace
+
+detail::ScratchBuffer::ScratchBuffer() : buf(std::move(kept_scratch)) { buf.clear(); }
+
+detail::ScratchBuffer::~ScratchBuffer() {
+  if (buf.capacity() <= kKeptScratch) kept_scratch = std::move(buf);
+}
+
 }  // namespace llmx::json

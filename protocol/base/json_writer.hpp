@@ -82,4 +82,23 @@ class Writer {
   bool after_key_ = false;
 };
 
+namespace detail {
+// The buffer a ScratchWriter borrows from its thread (base-from-member: it exists before Writer).
+struct ScratchBuffer {
+  ScratchBuffer();
+  ~ScratchBuffer();
+  std::string buf;
+};
+}  // namespace detail
+
+// Writes one large document, a model request's body, into a buffer its thread keeps, and hands
+// out an exact-size copy. Grown by doubling from a fresh buffer, every body left its smaller
+// buffers behind as holes between longer-lived allocations, and a long-running server's heap
+// kept growing around them (README, "Soak").
+class ScratchWriter : private detail::ScratchBuffer, public Writer {
+ public:
+  ScratchWriter() : Writer(buf) {}
+  std::string take_exact() const { return std::string(buf); }
+};
+
 }  // namespace llmx::json

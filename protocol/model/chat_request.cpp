@@ -241,7 +241,7 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
   size_t total = msgs.size() + 1;
   size_t marked = total > 4 ? total - 4 : SIZE_MAX;
 
-  json::Writer w;
+  json::ScratchWriter w;
   w.begin_object();
   w.field("model", prompt.model);
   w.key("messages").begin_array();
@@ -277,7 +277,7 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
   if (prompt.output_cap) max_tokens = std::min(max_tokens, *prompt.output_cap);
   w.field("max_tokens", max_tokens);
   w.end_object();
-  return w.take();
+  return w.take_exact();
 }
 
 }  // namespace llmx

@@ -81,7 +81,7 @@ bool is_azure_provider(const ModelProviderInfo& provider) {
 
 std::string build_responses_request(const Prompt& prompt, const ModelProviderInfo& provider) {
   auto history = normalize_history(prompt.input);
-  json::Writer w;
+  json::ScratchWriter w;
   w.begin_object();
   w.field("model", prompt.model);
   w.field("instructions", prompt.instructions);
@@ -130,7 +130,7 @@ std::string build_responses_request(const Prompt& prompt, const ModelProviderInf
   if (prompt.cyber_access_program)
     w.key("access_programs").begin_object().field("cyber", *prompt.cyber_access_program).end_object();
   w.end_object();
-  return w.take();
+  return w.take_exact();
 }
 
 }  // namespace llmx
