@@ -77,11 +77,27 @@ void flush(executor_ptr self) {
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps);
 
+// The steps of one input to the loop, in a vector its thread keeps. A step is about 1 KB (the
+// size of a model request), so a fresh vector per batch of deltas was a 10-20 KB allocation,
+// freed at once, for every batch.
+thread_local TaskLoop::Steps kept_steps;
+constexpr size_t kKeptSteps = 256;
+
+struct StepBuffer {
+  StepBuffer() : steps(std::exchange(kept_steps, {})) {}
+  ~StepBuffer() {
+    steps.clear();
+    if (steps.capacity() <= kKeptSteps) kept_steps = std::move(steps);
+  }
+  TaskLoop::Steps steps;
+};
+
 // The answers of the broker and the exec sandbox go back into the loop.
 template <class Answer>
 void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskLoop::Steps&), uint64_t generation,
           const Answer& answer) {
-  TaskLoop::Steps steps;
+  StepBuffer buffer;
+  auto& steps = buffer.steps;
   ((*self->state.loop).*on)(generation, answer, steps);
   carry_out(self, steps);
 }
@@ -172,7 +188,8 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
 void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
   self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
   for (auto& input : std::exchange(self->state.early_input, {})) self->state.loop->inject(std::move(input));
-  TaskLoop::Steps steps;
+  StepBuffer buffer;
+  auto& steps = buffer.steps;
   // Interrupted while MCP servers were starting: the task ends before its first request.
   if (self->state.interrupted)
     self->state.loop->interrupt(steps);
@@ -199,12 +216,14 @@ void connect_tools(executor_ptr self, TaskSpec spec) {
       }
     flush(self);
   }
-  self->request(self->state.mcp, caf::infinite, McpConnect{servers})
-      .then([=](McpServers& ready) mutable {
-              tools.mcp = std::make_shared<const McpTools>(ready, spec.config.mcp_servers);
-              begin(self, std::move(spec), std::move(tools));
+  // Both handlers hold the one spec (its history is the whole conversation); one of them runs.
+  auto held = std::make_shared<std::pair<TaskSpec, ToolContext>>(std::move(spec), std::move(tools));
+  self->request(self->state.mcp, caf::infinite, McpConnect{held->first.config.mcp_servers})
+      .then([self, held](McpServers& ready) {
+              held->second.mcp = std::make_shared<const McpTools>(ready, held->first.config.mcp_servers);
+              begin(self, std::move(held->first), std::move(held->second));
             },
-            [=](caf::error&) mutable { begin(self, std::move(spec), std::move(tools)); });
+            [self, held](caf::error&) { begin(self, std::move(held->first), std::move(held->second)); });
 }
 
 turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, conversation_actor conversation,
@@ -216,7 +235,8 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
   self->state.models = std::move(models);
   auto run = [self](auto&& input) {
     if (!self->state.loop) return;
-    TaskLoop::Steps steps;
+    StepBuffer buffer;
+    auto& steps = buffer.steps;
     input(*self->state.loop, steps);
     carry_out(self, steps);
   };
@@ -228,12 +248,13 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
         // What the provider says of the model, from the registry's cache (it never waits on the
         // network); without an answer the task knows the built-in table's facts.
         ModelLookup q{spec.config.provider, spec.config.model};
+        auto held = std::make_shared<TaskSpec>(std::move(spec));  // not a copy per handler
         self->request(self->state.models, caf::infinite, std::move(q))
-            .then([=](models::ModelSpec& model) mutable {
-                    spec.model = std::move(model);
-                    connect_tools(self, std::move(spec));
+            .then([self, held](models::ModelSpec& model) {
+                    held->model = std::move(model);
+                    connect_tools(self, std::move(*held));
                   },
-                  [=](caf::error&) mutable { connect_tools(self, std::move(spec)); });
+                  [self, held](caf::error&) { connect_tools(self, std::move(*held)); });
       },
       [=](interrupt_atom) {
         self->state.interrupted = true;
