@@ -190,3 +190,41 @@ TEST_CASE("escaping finds special bytes at every offset of the 8-byte fast path"
     }
   }
 }
+
+TEST_CASE("parsers alive at once on one thread never share the buffers their pool lends") {
+  json::Parser outer;
+  auto a = outer.parse(R"({"name":"outer","n":[1,2,3]})");
+  {
+    json::Parser inner;  // comes from the same thread's pool while `outer` holds its own
+    auto b = inner.parse(R"({"name":"inner"})");
+    CHECK(json::get_string(b.get_object().value(), "name") == "inner");
+  }
+  json::Parser after;  // reuses what `inner` gave back
+  auto c = after.parse(R"({"name":"after","big":")" + std::string(100000, 'x') + R"("})");
+  CHECK(json::get_string(c.get_object().value(), "name") == "after");
+  CHECK(json::get_string(a.get_object().value(), "name") == "outer");
+  CHECK(json::to_text(a) == R"({"name":"outer","n":[1,2,3]})");
+
+  json::Parser moved = std::move(outer);  // the element stays valid: the buffers moved, not copied
+  CHECK(json::to_text(a) == R"({"name":"outer","n":[1,2,3]})");
+  outer = json::Parser();  // a moved-from parser can be given a new one and used again
+  CHECK(json::to_text(outer.parse("[true]")) == "[true]");
+}
+
+TEST_CASE("scratch writers hand out exact copies, also when one is nested in another") {
+  json::ScratchWriter outer;
+  outer.begin_object().field("a", std::string(5000, 'a'));
+  std::string inner_text;
+  {
+    json::ScratchWriter inner;  // the thread's kept buffer is with `outer`: this one is fresh
+    inner.begin_array().string("x").end_array();
+    inner_text = inner.take_exact();
+  }
+  outer.end_object();
+  CHECK(inner_text == R"(["x"])");
+  auto text = outer.take_exact();
+  CHECK(text == R"({"a":")" + std::string(5000, 'a') + R"("})");
+  json::ScratchWriter again;  // reuses a kept buffer: starts empty
+  again.begin_array().end_array();
+  CHECK(again.take_exact() == "[]");
+}
