@@ -92,9 +92,8 @@ struct ScratchBuffer {
 }  // namespace detail
 
 // Writes one large document, a model request's body, into a buffer its thread keeps, and hands
-// out an exact-size copy. Grown by doubling from a fresh buffer, every body left its smaller
-// buffers behind as holes between longer-lived allocations, and a long-running server's heap
-// kept growing around them (README, "Soak").
+// out an exact-size copy. Grown by doubling from a fresh buffer, every body allocated and freed
+// each smaller size on the way, and kept up to twice its size while the request ran.
 class ScratchWriter : private detail::ScratchBuffer, public Writer {
  public:
   ScratchWriter() : Writer(buf) {}
