@@ -5,6 +5,7 @@
 #include "actors/exec_sandbox.hpp"
 #include "actors/model_streamer.hpp"
 #include "actors/task_loop.hpp"
+#include "protocol/base/thread_kept.hpp"
 #include "protocol/model/tools.hpp"
 #include "protocol/rpc/mcp_client_api.hpp"
 #include "sandbox/exec_env.hpp"
@@ -80,14 +81,13 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps);
 // The steps of one input to the loop, in a vector its thread keeps. A step is about 1 KB (the
 // size of a model request), so a fresh vector per batch of deltas was a 10-20 KB allocation,
 // freed at once, for every batch.
-thread_local TaskLoop::Steps kept_steps;
-constexpr size_t kKeptSteps = 256;
-
 struct StepBuffer {
-  StepBuffer() : steps(std::exchange(kept_steps, {})) {}
+  using Kept = ThreadKept<StepBuffer, TaskLoop::Steps>;
+  static constexpr size_t kKeptSteps = 256;
+  StepBuffer() : steps(Kept::take()) {}
   ~StepBuffer() {
     steps.clear();
-    if (steps.capacity() <= kKeptSteps) kept_steps = std::move(steps);
+    if (steps.capacity() <= kKeptSteps) Kept::keep(std::move(steps));
   }
   TaskLoop::Steps steps;
 };

@@ -3,42 +3,26 @@
 #include "protocol/base/json_repair.hpp"
 
 #include "protocol/base/json_writer.hpp"
+#include "protocol/base/thread_kept.hpp"
 
 #include <fmt/format.h>
-
-#include <vector>
 
 namespace llmx::json {
 
 namespace {
 
-// Idle simdjson parsers of one thread. A parser that grew past kPooledCapacity (its buffers
-// take about 15 bytes per byte of capacity) is freed instead of kept for a rare large document.
+// A parser that grew past kPooledCapacity (its buffers take about 15 bytes per byte of capacity)
+// is freed instead of kept for a rare large document.
 constexpr size_t kPooledCapacity = 64 * 1024;
-constexpr size_t kPooledParsers = 8;
-
-struct ParserPool {
-  ParserPool() { idle.reserve(kPooledParsers); }  // a Parser's destructor only moves a pointer
-  ~ParserPool();
-  std::vector<std::unique_ptr<simdjson::dom::parser>> idle;
-};
-// Trivially destructible, so a Parser destroyed after its thread's pool (a static one) can ask.
-thread_local bool parser_pool_gone = false;
-thread_local ParserPool parser_pool;
-ParserPool::~ParserPool() { parser_pool_gone = true; }
+using Idle = ThreadKept<Parser, std::unique_ptr<simdjson::dom::parser>, 8>;
 
 std::unique_ptr<simdjson::dom::parser> borrow_parser() {
-  if (!parser_pool_gone && !parser_pool.idle.empty()) {
-    auto p = std::move(parser_pool.idle.back());
-    parser_pool.idle.pop_back();
-    return p;
-  }
-  return std::make_unique<simdjson::dom::parser>();
+  auto p = Idle::take();
+  return p ? std::move(p) : std::make_unique<simdjson::dom::parser>();
 }
 
 void return_parser(std::unique_ptr<simdjson::dom::parser> p) {
-  if (!p || parser_pool_gone || p->capacity() > kPooledCapacity || parser_pool.idle.size() >= kPooledParsers) return;
-  parser_pool.idle.push_back(std::move(p));
+  if (p && p->capacity() <= kPooledCapacity) Idle::keep(std::move(p));
 }
 
 }  // namespace

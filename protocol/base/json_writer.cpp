@@ -1,5 +1,7 @@
 #include "protocol/base/json_writer.hpp"
 
+#include "protocol/base/thread_kept.hpp"
+
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -264,14 +266,15 @@ Writer& Writer::raw(std::string_view json) {
 }
 
 namespace {
-thread_local std::string kept_scratch;
 constexpr size_t kKeptScratch = 4 << 20;  // a rare larger body is freed, not kept all day
+using Kept = ThreadKept<detail::ScratchBuffer, std::string>;
 }  // namespace
 
-detail::ScratchBuffer::ScratchBuffer() : buf(std::move(kept_scratch)) { buf.clear(); }
+detail::ScratchBuffer::ScratchBuffer() : buf(Kept::take()) {}
 
 detail::ScratchBuffer::~ScratchBuffer() {
-  if (buf.capacity() <= kKeptScratch) kept_scratch = std::move(buf);
+  buf.clear();
+  if (buf.capacity() <= kKeptScratch) Kept::keep(std::move(buf));
 }
 
 }  // namespace llmx::json

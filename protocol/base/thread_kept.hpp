@@ -1,0 +1,37 @@
+// Values a thread keeps between uses, at most `Max` of them: buffers that keep their capacity,
+// so a path taken per request or per batch allocates once per thread instead of once per use.
+// `Tag` names the store, so two users of the same type do not share one.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace llmx {
+
+template <class Tag, class T, std::size_t Max = 1>
+class ThreadKept {
+ public:
+  // A kept value, or a fresh one when the thread keeps none.
+  static T take() {
+    if (gone_ || store_.empty()) return T{};
+    T v = std::move(store_.back());
+    store_.pop_back();
+    return v;
+  }
+  // Keeps `v` for the next take() on this thread; dropped when Max are kept already, or when the
+  // thread's store is gone (a static destroyed at exit, after the thread's own values).
+  static void keep(T v) {
+    if (!gone_ && store_.size() < Max) store_.push_back(std::move(v));
+  }
+
+ private:
+  struct Store : std::vector<T> {
+    Store() { this->reserve(Max); }  // keep() only moves, it never allocates
+    ~Store() { gone_ = true; }
+  };
+  static inline thread_local bool gone_ = false;  // trivially destructible: readable after ~Store
+  static inline thread_local Store store_;
+};
+
+}  // namespace llmx

@@ -1,0 +1,39 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+
+#include "protocol/base/thread_kept.hpp"
+
+using namespace llmx;
+
+namespace {
+struct BufferTag {};
+struct OtherTag {};
+using Buffers = ThreadKept<BufferTag, std::string, 2>;
+}  // namespace
+
+TEST_CASE("a kept value comes back with its capacity, on its own thread and store only") {
+  std::string big;
+  big.reserve(10000);
+  const char* storage = big.data();
+  Buffers::keep(std::move(big));
+
+  std::thread([] { CHECK(Buffers::take().capacity() < 10000); }).join();    // another thread's store
+  CHECK(ThreadKept<OtherTag, std::string, 2>::take().capacity() < 10000);  // another tag's store
+  auto again = Buffers::take();
+  CHECK(again.capacity() >= 10000);
+  CHECK(again.data() == storage);  // the same buffer, not a copy
+  CHECK(Buffers::take().capacity() < 10000);  // taken once, then the store is empty
+}
+
+TEST_CASE("a thread keeps at most Max values") {
+  for (int i = 0; i < 3; ++i) {
+    std::string s;
+    s.reserve(5000 + i);
+    Buffers::keep(std::move(s));
+  }
+  CHECK(Buffers::take().capacity() >= 5000);
+  CHECK(Buffers::take().capacity() >= 5000);
+  CHECK(Buffers::take().capacity() < 5000);  // the third was dropped
+}
