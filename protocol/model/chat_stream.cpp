@@ -56,7 +56,7 @@ bool same_or_cumulative(std::string_view a, std::string_view b) {
 
 bool is_complete_json(std::string_view text) {
   if (text.empty()) return false;
-  thread_local json::Parser p;  // not the chunk's parser: its document is still in use
+  json::Parser p;  // not the chunk's parser: its document is still in use
   try {
     p.parse(text);
     return true;

@@ -217,8 +217,7 @@ std::string encode_index_record(const IndexRecord& r) {
 bool is_index_header(std::string_view line) { return line == kIndexHeader; }
 
 std::optional<IndexRecord> decode_index_record(std::string_view line) {
-  // One parser per thread: an index of a busy day has thousands of lines.
-  thread_local json::Parser parser;
+  json::Parser parser;  // its buffers come from the thread's pool (json_reader.cpp)
   try {
     json::Element root = parser.parse(line);
     if (!root.is_object()) return std::nullopt;
