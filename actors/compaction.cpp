@@ -62,7 +62,7 @@ std::string summary_of(const std::vector<ResponseItem>& items) {
   return {};
 }
 
-std::vector<std::string> user_messages(const std::vector<ResponseItem>& history) {
+std::vector<std::string> user_messages(const History& history) {
   std::vector<std::string> out;
   for (const auto& item : history)
     if (rollout::is_user_turn_message(item)) out.push_back(item.get_if<MessageItem>()->text());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "protocol/config/config.hpp"
+#include "protocol/core/history.hpp"
 #include "protocol/core/items.hpp"
 #include "protocol/model/provider_models.hpp"
 
@@ -28,7 +29,7 @@ bool drop_oldest(std::vector<ResponseItem>& history);
 std::string summary_of(const std::vector<ResponseItem>& items);
 
 // The texts of the user turn messages of a history (not instructions, not environment context).
-std::vector<std::string> user_messages(const std::vector<ResponseItem>& history);
+std::vector<std::string> user_messages(const History& history);
 
 // The auto-compaction threshold for these settings (E14): `model_auto_compact_token_limit`,
 // else 90% of the context window (configured, else the provider's word for the model, else the

@@ -27,7 +27,7 @@ struct ConversationState {
   ConversationState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
   std::string id;
   std::shared_ptr<const Config> config;  // shared with conversations of equal settings
-  std::vector<ResponseItem> history;
+  History history;
   std::vector<event_sink_actor> subscribers;
   uint64_t next_sub = 0;
   std::optional<turn_executor_actor> task;
@@ -266,7 +266,8 @@ caf::result<std::string> roll_back(conversation_ptr self, const std::string& sub
   // stops there. The marker records the turns really dropped, so every reader drops the same.
   n = static_cast<uint32_t>(std::min<size_t>(n, st.turn_starts.size()));
   if (n == 0) return refuse(Refusal::request, "no turn to roll back since the thread was last compacted");
-  rollout::drop_last_turns(st.history, st.turn_starts, n);
+  st.history.truncate(rollout::rollback_cut(st.history, st.turn_starts, n));
+  st.turn_starts.resize(st.turn_starts.size() - std::min<size_t>(n, st.turn_starts.size()));
   emit_after_reply(self, Event{sub_id, ThreadRolledBackEvent{n}});
   return sub_id;
 }
@@ -468,8 +469,7 @@ conversation_actor::behavior_type conversation_impl(conversation_ptr self, Conve
         for (const auto& item : rec.items)
           if (rollout::should_persist(item)) lines.push_back(rollout::encode_line(now, rollout::RolloutItem{item}));
         persist(self, std::move(lines));
-        auto& h = self->state.history;
-        h.insert(h.end(), std::make_move_iterator(rec.items.begin()), std::make_move_iterator(rec.items.end()));
+        self->state.history.append(std::move(rec.items));
       },
       [=](ReplaceHistory& rh) {
         persist_item(self, rollout::Compacted{rh.summary});

@@ -74,7 +74,7 @@ struct TaskSpec {
   std::string conversation_id;
   std::string sub_id;
   Config config;
-  std::vector<ResponseItem> history;  // the conversation so far (initial context included)
+  History history;                    // the conversation so far (initial context included)
   std::vector<UserInput> input;       // the user input that starts the task
   bool compact_only = false;          // a manual `compact`: summarise the history, nothing else
   bool first_task = false;            // the conversation's first: it reports MCP servers' start-up
@@ -190,7 +190,7 @@ struct ModelFailed {
 // Replaces a conversation's history after compaction; `summary` is what the `compacted`
 // rollout line records.
 struct ReplaceHistory {
-  std::vector<ResponseItem> items;
+  History items;
   std::string summary;
   LLMX_FIELDS(v("items", s.items); v("summary", s.summary))
 };

@@ -206,6 +206,7 @@ void fall_back(streamer_ptr self, std::string reason) {
   auto& st = self->state;
   st.wire = WireApi::chat;
   st.body = build_chat_request(st.request.prompt, st.request.provider);
+  st.request.prompt.input = {};  // no second fall back
   std::erase_if(st.headers, [](const auto& h) { return h.first == "conversation_id" || h.first == "session_id"; });
   st.request_failures = st.stream_failures = 0;  // a new wire starts with its own retries
   self->send(st.executor, WireFallback{st.request.seq, st.request.provider.cache_key(), st.request.provider.id,
@@ -229,6 +230,9 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
   const bool responses = st.wire == WireApi::responses;
   st.body = responses ? build_responses_request(st.request.prompt, st.request.provider)
                       : build_chat_request(st.request.prompt, st.request.provider);
+  // Retries send the body again; the history is kept only for a fall back to Chat. Once let go,
+  // the task appends its next items in place instead of opening a segment (history.hpp).
+  if (!may_fall_back(st)) st.request.prompt.input = {};
   auto token = resolve_bearer_token(st.request.provider);
   st.headers = {{"Content-Type", "application/json"}, {"Accept", "text/event-stream"},
                 {"User-Agent", st.request.user_agent}, {"originator", "llmx"}};

@@ -58,7 +58,7 @@ void TaskLoop::finish(Steps& out, bool aborted) {
   out.push_back(Finish{aborted});
 }
 
-void TaskLoop::request(Steps& out, std::vector<ResponseItem> input, std::vector<ToolSpec> tools) {
+void TaskLoop::request(Steps& out, History input, std::vector<ToolSpec> tools) {
   ModelRequest req;
   req.seq = ++seq_;
   req.prompt = base_prompt(spec_.config, spec_.conversation_id, spec_.model);
@@ -101,7 +101,7 @@ void TaskLoop::start(Steps& out) {
 // --- compaction (engine.md §1.12, E14) -------------------------------------------------------
 
 void TaskLoop::start_compaction(Steps& out) {
-  compact_history_ = history_;
+  compact_history_ = history_.to_vector();  // trimmed when it does not fit
   compact_dropped_ = 0;
   send_compaction_request(out);
 }

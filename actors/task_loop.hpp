@@ -33,7 +33,7 @@ class TaskLoop {
   };
   // The history was compacted: the conversation replaces its own with this one.
   struct Replace {
-    std::vector<ResponseItem> history;
+    History history;
     std::string summary;
   };
   // Stream this model request; its answers come back tagged with request.seq.
@@ -97,14 +97,14 @@ class TaskLoop {
   void interrupt(Steps& out);
 
   bool done() const { return done_; }
-  const std::vector<ResponseItem>& history() const { return history_; }
+  const History& history() const { return history_; }
 
  private:
   void emit(Steps& out, EventMsg msg) { out.push_back(Emit{std::move(msg)}); }
   void emit_all(Steps& out, std::vector<EventMsg>& msgs);
   void record(Steps& out, std::vector<ResponseItem> items);
   void finish(Steps& out, bool aborted);
-  void request(Steps& out, std::vector<ResponseItem> input, std::vector<ToolSpec> tools);
+  void request(Steps& out, History input, std::vector<ToolSpec> tools);
   void send_request(Steps& out);
   void start_compaction(Steps& out);
   void send_compaction_request(Steps& out);
@@ -116,7 +116,7 @@ class TaskLoop {
 
   TaskSpec spec_;
   ToolContext tools_;
-  std::vector<ResponseItem> history_;  // what the next request sends
+  History history_;  // what the next request sends (each request shares it)
   std::vector<std::vector<UserInput>> pending_input_;
   TurnLogic logic_;
   uint64_t seq_ = 0;

@@ -187,7 +187,7 @@ std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, R
 
 }  // namespace
 
-std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& items) {
+std::vector<ResponseItem> normalize_history(const History& items) {
   json::Parser parser;
   std::set<std::string> answered;
   std::vector<ResponseItem> out;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/core/history.hpp"
 #include "protocol/core/items.hpp"
 #include "protocol/config/provider.hpp"
 
@@ -21,7 +22,7 @@ struct ToolSpec {
 struct Prompt {
   std::string model;
   std::string instructions;         // system prompt
-  std::vector<ResponseItem> input;  // history, oldest first
+  History input;  // oldest first; shared with the task that sent it, never copied
   std::vector<ToolSpec> tools;
   bool parallel_tool_calls = false;
   // Used by the Responses wire only (engine.md §3.2): the conversation (prompt_cache_key and the
@@ -59,7 +60,7 @@ struct Prompt {
 // Makes a history valid for strict providers: every tool call gets exactly one output (a
 // synthetic "aborted" one right after it when missing), outputs without a call are dropped,
 // and calls whose arguments are not valid JSON are sent with `{}` (their output keeps the error).
-std::vector<ResponseItem> normalize_history(const std::vector<ResponseItem>& items);
+std::vector<ResponseItem> normalize_history(const History& items);
 
 // Anthropic-family models get cache_control markers (E6): model name contains "claude", unless
 // the provider's `prompt_cache` says otherwise.

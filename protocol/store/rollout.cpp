@@ -211,14 +211,6 @@ std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem
   return out;
 }
 
-size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<size_t>& turn_starts, uint32_t n) {
-  if (n == 0) return history.size();
-  if (n <= turn_starts.size()) return std::min(turn_starts[turn_starts.size() - n], history.size());
-  for (size_t i = 0; i < history.size(); ++i)
-    if (is_user_turn_message(history[i])) return std::min(i, turn_starts.empty() ? i : turn_starts.front());
-  return turn_starts.empty() ? history.size() : std::min(turn_starts.front(), history.size());
-}
-
 void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n) {
   history.resize(rollback_cut(history, turn_starts, n));
   turn_starts.resize(turn_starts.size() - std::min<size_t>(n, turn_starts.size()));

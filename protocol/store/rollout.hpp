@@ -4,6 +4,7 @@
 // when resuming (DECISIONS P12: garbage lines and a crash-cut last line are skipped and reported).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -135,7 +136,18 @@ void for_each_line(std::string_view text, F&& fn) {
 // Where `history` is cut to drop its last `n` turns (thread/rollback): at the start of the n-th
 // last turn when `turn_starts` (history lengths where turns began) knows it, else before the
 // first user turn message (every turn goes), or nowhere when there is none.
-size_t rollback_cut(const std::vector<ResponseItem>& history, const std::vector<size_t>& turn_starts, uint32_t n);
+// `Items` is the stored history (a vector) or the live one (History).
+template <class Items>
+size_t rollback_cut(const Items& history, const std::vector<size_t>& turn_starts, uint32_t n) {
+  if (n == 0) return history.size();
+  if (n <= turn_starts.size()) return std::min(turn_starts[turn_starts.size() - n], history.size());
+  size_t i = 0;
+  for (const auto& item : history) {
+    if (is_user_turn_message(item)) return std::min(i, turn_starts.empty() ? i : turn_starts.front());
+    ++i;
+  }
+  return turn_starts.empty() ? history.size() : std::min(turn_starts.front(), history.size());
+}
 // Drops the last `n` turns: `history` is cut at rollback_cut, and their starts go too.
 void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n);
 
