@@ -1,14 +1,14 @@
 // A conversation's items, oldest first, shared by the copies that send them. The conversation,
 // its running task and each model request hold the same history; as a vector each held a copy of
-// every item, and those copies, living as long as a turn or a stream between the conversations'
-// long-lived items, were what fragmented a long-running server's heap (README, issue 18).
+// every item, living as long as a turn or a stream between the conversations' long-lived items.
+// Sharing them took 14% off a long soak's RSS and a third off its creep (README, issue 18).
 //
 // The items sit in segments that copies share and never change while shared. Appending writes to
 // the last segment when this history alone holds it, and opens a new segment otherwise; past
 // kMaxSegments the segments are joined into one. Copies may live on other threads: a segment is
 // only written by the one history that holds it.
 //
-// Encoders treat it as an array of items (JSON, schema, CAF serialization).
+// JSON and CAF serialization treat it as an array of items.
 #pragma once
 
 #include <cstddef>
