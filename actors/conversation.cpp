@@ -266,8 +266,7 @@ caf::result<std::string> roll_back(conversation_ptr self, const std::string& sub
   // stops there. The marker records the turns really dropped, so every reader drops the same.
   n = static_cast<uint32_t>(std::min<size_t>(n, st.turn_starts.size()));
   if (n == 0) return refuse(Refusal::request, "no turn to roll back since the thread was last compacted");
-  st.history.truncate(rollout::rollback_cut(st.history, st.turn_starts, n));
-  st.turn_starts.resize(st.turn_starts.size() - std::min<size_t>(n, st.turn_starts.size()));
+  rollout::drop_last_turns(st.history, st.turn_starts, n);
   emit_after_reply(self, Event{sub_id, ThreadRolledBackEvent{n}});
   return sub_id;
 }

@@ -211,11 +211,6 @@ std::vector<ResponseItem> build_compacted_history(const std::vector<ResponseItem
   return out;
 }
 
-void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n) {
-  history.resize(rollback_cut(history, turn_starts, n));
-  turn_starts.resize(turn_starts.size() - std::min<size_t>(n, turn_starts.size()));
-}
-
 namespace {
 
 // A marker while loading: the history's turns, and the events from the first of the dropped

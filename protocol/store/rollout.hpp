@@ -149,7 +149,16 @@ size_t rollback_cut(const Items& history, const std::vector<size_t>& turn_starts
   return turn_starts.empty() ? history.size() : std::min(turn_starts.front(), history.size());
 }
 // Drops the last `n` turns: `history` is cut at rollback_cut, and their starts go too.
-void drop_last_turns(std::vector<ResponseItem>& history, std::vector<size_t>& turn_starts, uint32_t n);
+template <class Items>
+void drop_last_turns(Items& history, std::vector<size_t>& turn_starts, uint32_t n) {
+  const size_t cut = rollback_cut(history, turn_starts, n);
+  if constexpr (requires { history.truncate(cut); }) {
+    history.truncate(cut);  // History: shorter without touching what its copies hold
+  } else {
+    history.resize(cut);
+  }
+  turn_starts.resize(turn_starts.size() - std::min<size_t>(n, turn_starts.size()));
+}
 
 struct LoadedRollout {
   std::optional<SessionMeta> meta;   // the first session_meta line

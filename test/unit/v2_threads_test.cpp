@@ -7,6 +7,7 @@
 
 #include "protocol/base/json_codec.hpp"
 #include "protocol/base/json_reader.hpp"
+#include "protocol/core/history.hpp"
 #include "protocol/rpc/v2_config.hpp"
 #include "protocol/rpc/v2_history.hpp"
 #include "protocol/rpc/v2_threads.hpp"
@@ -89,6 +90,26 @@ TEST_CASE("v2 threads: rollback_cut uses the turn starts, else the first user me
   CHECK(rollout::rollback_cut(h, {3}, 2) == 1);  // more turns than known: every user turn goes
   CHECK(rollout::rollback_cut(h, {}, 1) == 1);
   CHECK(rollout::rollback_cut(h, {1, 3}, 0) == h.size());
+}
+
+TEST_CASE("v2 threads: dropping turns cuts a stored and a live history alike") {
+  std::vector<ResponseItem> stored{assistant_message("context"), user_message("a"), assistant_message("x"),
+                                   user_message("b"), assistant_message("y")};
+  History live;
+  live.append(stored);
+  History held = live;  // a task's copy: it keeps what it holds
+  std::vector<size_t> stored_starts{1, 3}, live_starts{1, 3};
+  rollout::drop_last_turns(stored, stored_starts, 1);
+  rollout::drop_last_turns(live, live_starts, 1);
+  CHECK(stored.size() == 3);
+  CHECK(live.size() == 3);
+  CHECK(user_texts(live.to_vector()) == user_texts(stored));
+  CHECK(stored_starts == std::vector<size_t>{1});
+  CHECK(live_starts == stored_starts);
+  CHECK(held.size() == 5);
+  rollout::drop_last_turns(live, live_starts, 5);  // more than known: back to before the first user turn
+  CHECK(live.size() == 1);
+  CHECK(live_starts.empty());
 }
 
 TEST_CASE("v2 threads: a fork copies every line but the session_meta and the title") {
