@@ -59,15 +59,15 @@ void TaskLoop::finish(Steps& out, bool aborted) {
 }
 
 void TaskLoop::request(Steps& out, History input, std::vector<ToolSpec> tools) {
-  ModelRequest req;
-  req.seq = ++seq_;
-  req.prompt = base_prompt(spec_.config, spec_.conversation_id, spec_.model);
-  req.prompt.input = std::move(input);
-  req.prompt.tools = std::move(tools);
-  req.provider = spec_.config.provider;
-  req.wire = spec_.model.wire;
-  req.call_id_prefix = fmt::format("call_{}_{}", spec_.sub_id, seq_);
-  req.user_agent = user_agent();
+  auto req = std::make_unique<ModelRequest>();
+  req->seq = ++seq_;
+  req->prompt = base_prompt(spec_.config, spec_.conversation_id, spec_.model);
+  req->prompt.input = std::move(input);
+  req->prompt.tools = std::move(tools);
+  req->provider = spec_.config.provider;
+  req->wire = spec_.model.wire;
+  req->call_id_prefix = fmt::format("call_{}_{}", spec_.sub_id, seq_);
+  req->user_agent = user_agent();
   out.push_back(Request{std::move(req)});
 }
 
@@ -76,7 +76,7 @@ void TaskLoop::send_request(Steps& out) {
   if (tools_.mcp) tools.insert(tools.end(), tools_.mcp->specs().begin(), tools_.mcp->specs().end());
   request(out, history_, std::move(tools));
   // The turn's answer (not a compaction's summary) keeps to the requested schema.
-  auto& prompt = std::get<Request>(out.back()).request.prompt;
+  auto& prompt = std::get<Request>(out.back()).request->prompt;
   prompt.output_schema = spec_.config.output_schema;
   prompt.cyber_access_program = spec_.config.cyber_access_program;
 }
@@ -254,7 +254,7 @@ void TaskLoop::run_next_call(Steps& out) {
 void TaskLoop::advance(ToolFlow::Step step, std::vector<EventMsg>& events, Steps& out) {
   emit_all(out, events);
   if (auto* ask = std::get_if<ToolFlow::Ask>(&step)) {
-    out.push_back(Ask{std::move(ask->request), flow_generation_});
+    out.push_back(Ask{std::make_unique<ApprovalRequest>(std::move(ask->request)), flow_generation_});
   } else if (auto* run = std::get_if<ToolFlow::Run>(&step)) {
     out.push_back(Run{std::move(run->request), flow_generation_});
   } else if (auto* mcp = std::get_if<ToolFlow::CallMcp>(&step)) {

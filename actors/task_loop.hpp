@@ -36,13 +36,15 @@ class TaskLoop {
     History history;
     std::string summary;
   };
-  // Stream this model request; its answers come back tagged with request.seq.
+  // Stream this model request; its answers come back tagged with request->seq. Boxed, as is
+  // Ask's request: they are the two big steps and the rarest, and a step is as big as its
+  // biggest kind (a turn's batches are mostly Emit steps, 320 bytes instead of 1,024).
   struct Request {
-    ModelRequest request;
+    std::unique_ptr<ModelRequest> request;
   };
   // Ask whether a tool call may go ahead; answer with on_approval(generation, ...).
   struct Ask {
-    ApprovalRequest request;
+    std::unique_ptr<ApprovalRequest> request;
     uint64_t generation = 0;
   };
   // Run a command; answer with on_exec(generation, ...).

@@ -115,12 +115,12 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
       flush(self);
       self->send(st.conversation, ReplaceHistory{std::move(h->history), std::move(h->summary)});
     } else if (auto* q = std::get_if<TaskLoop::Request>(&step)) {
-      st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(q->request));
+      st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(*q->request));
       if (st.paused) self->send(*st.streamer, pause_atom::value, true);
     } else if (auto* a = std::get_if<TaskLoop::Ask>(&step)) {
       flush(self);
       auto generation = a->generation;
-      self->request(st.broker, caf::infinite, std::move(a->request))
+      self->request(st.broker, caf::infinite, std::move(*a->request))
           .then([=](ApprovalReply& reply) { feed(self, &TaskLoop::on_approval, generation, reply); },
                 [=](caf::error&) {
                   feed(self, &TaskLoop::on_approval, generation,

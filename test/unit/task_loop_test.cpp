@@ -59,7 +59,7 @@ bool has(const std::vector<std::string>& v, const std::string& x) { return std::
 
 const ModelRequest& last_request(const TaskLoop::Steps& steps) {
   for (auto it = steps.rbegin(); it != steps.rend(); ++it)
-    if (auto* r = std::get_if<TaskLoop::Request>(&*it)) return r->request;
+    if (auto* r = std::get_if<TaskLoop::Request>(&*it)) return *r->request;
   FAIL("no request step");
   throw 0;
 }
