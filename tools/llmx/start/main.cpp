@@ -19,6 +19,7 @@
 #include "early_command.hpp"
 #include "engine_entry.hpp"
 #include "first_line.hpp"
+#include "heap_policy.hpp"
 #include "protocol/base/runtime_library.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "protocol/config/config.hpp"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   argc = static_cast<int>(args.size()) - 1;
   argv = args.data();
   if (!std::getenv("LLMX_NO_HARDENING")) harden_process();
+  llmx::cli::hold_mmap_threshold(std::getenv("GLIBC_TUNABLES"));
   // <home>/.env before any thread starts (engine.md §4.1; LLMX_* keys are never taken from it).
   try {
     llmx::load_dotenv(llmx::llmx_home());

@@ -1,0 +1,51 @@
+// The llmx binary holds glibc's mmap threshold (tools/llmx/start/heap_policy.hpp).
+#include <doctest/doctest.h>
+#include <malloc.h>
+
+#include <cstdlib>
+
+#include "tools/llmx/start/heap_policy.hpp"
+
+namespace {
+
+// Sanitizers bring their own allocator: glibc's counters do not see it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kGlibcAllocator = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kGlibcAllocator = false;
+#else
+constexpr bool kGlibcAllocator = true;
+#endif
+#else
+constexpr bool kGlibcAllocator = true;
+#endif
+
+// Whether a block of `size` bytes comes as its own mapping (glibc counts those in hblks).
+bool mapped(size_t size) {
+  const auto before = mallinfo2().hblks;
+  void* p = std::malloc(size);
+  REQUIRE(p != nullptr);
+  static_cast<char*>(p)[size - 1] = 1;
+  const auto after = mallinfo2().hblks;
+  std::free(p);
+  return after == before + 1;
+}
+
+}  // namespace
+
+TEST_CASE("heap policy: a threshold set in GLIBC_TUNABLES is the user's") {
+  CHECK_FALSE(llmx::cli::hold_mmap_threshold("glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=4096"));
+}
+
+TEST_CASE("heap policy: big buffers stay mapped after a bigger one was freed") {
+  if (!kGlibcAllocator) return;
+  REQUIRE(llmx::cli::hold_mmap_threshold(nullptr));
+  // Left to itself, glibc would now raise its threshold to 8 MB, and 200 KB would come from an arena.
+  void* big = std::malloc(8 << 20);
+  REQUIRE(big != nullptr);
+  std::free(big);
+  CHECK(mapped(200 * 1024));
+  CHECK(mapped(llmx::cli::kMmapThreshold + 4096));
+  CHECK_FALSE(mapped(16 * 1024));
+}
