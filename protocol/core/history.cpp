@@ -26,14 +26,32 @@ History::Segment& History::tail() {
     std::atomic_thread_fence(std::memory_order_acquire);
     return *segments_.back();
   }
-  if (segments_.size() + 1 > kMaxSegments) {
-    auto joined = std::make_shared<Segment>(to_vector());
-    segments_.clear();
-    segments_.push_back(std::move(joined));
-    return *segments_.back();
-  }
+  if (segments_.size() + 1 > kMaxSegments) join_smallest_pair();
   segments_.push_back(std::make_shared<Segment>());
   return *segments_.back();
+}
+
+void History::join_smallest_pair() {
+  // The neighbours with the fewest items between them (the later pair on a tie): the old, big
+  // segments stay as they are, and the young ones pair up like the digits of a binary counter,
+  // so an item is copied about log2(size) times over a history's life, not once per join.
+  size_t best = segments_.size() - 2;
+  for (size_t i = best; i-- > 0;)
+    if (segments_[i]->size() + segments_[i + 1]->size() < segments_[best]->size() + segments_[best + 1]->size())
+      best = i;
+  auto joined = std::make_shared<Segment>();
+  joined->reserve(segments_[best]->size() + segments_[best + 1]->size());
+  for (size_t i = best; i <= best + 1; ++i) {
+    auto& from = segments_[i];
+    if (from.use_count() == 1) {  // no other history holds it: its items may move
+      std::atomic_thread_fence(std::memory_order_acquire);
+      std::move(from->begin(), from->end(), std::back_inserter(*joined));
+    } else {
+      joined->insert(joined->end(), from->begin(), from->end());
+    }
+  }
+  segments_[best] = std::move(joined);
+  segments_.erase(segments_.begin() + static_cast<std::ptrdiff_t>(best) + 1);
 }
 
 void History::push_back(ResponseItem item) {

@@ -5,7 +5,8 @@
 //
 // The items sit in segments that copies share and never change while shared. Appending writes to
 // the last segment when this history alone holds it, and opens a new segment otherwise; past
-// kMaxSegments the segments are joined into one. Copies may live on other threads: a segment is
+// kMaxSegments the two neighbours with the fewest items are joined (joining all into one copied
+// the whole history every 16 shared appends). Copies may live on other threads: a segment is
 // only written by the one history that holds it.
 //
 // JSON and CAF serialization treat it as an array of items.
@@ -93,6 +94,8 @@ class History {
  private:
   // A last segment this history alone holds, to append to.
   Segment& tail();
+  // Makes room for one more segment (see the top).
+  void join_smallest_pair();
 
   std::vector<std::shared_ptr<Segment>> segments_;  // none of them empty
   size_t size_ = 0;

@@ -1,5 +1,5 @@
 // Unit tests for History (protocol/core/history.hpp): copies share the items and never see each
-// other's appends; a history alone writes in place; segments are joined past the limit.
+// other's appends; a history alone writes in place; past the limit the smallest segments are joined.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -58,18 +58,26 @@ TEST_CASE("history: alone it appends in place, shared it opens a segment") {
   CHECK(texts(h) == Texts{"0", "1", "2", "3", "4", "5", "6"});
 }
 
-TEST_CASE("history: past the limit the segments are joined into one") {
-  History h{user_message("0")};
+TEST_CASE("history: past the limit the smallest neighbours are joined, the old items stay put") {
+  std::vector<ResponseItem> old;
+  Texts want;
+  for (int i = 0; i < 100; ++i) {
+    old.push_back(user_message("old " + std::to_string(i)));
+    want.push_back("old " + std::to_string(i));
+  }
+  History h(std::move(old));
+  const ResponseItem* first = &h[0];
   std::vector<History> holders;
-  Texts want{"0"};
-  for (size_t i = 1; i <= 2 * History::kMaxSegments; ++i) {
+  for (size_t i = 1; i <= 8 * History::kMaxSegments; ++i) {
     holders.push_back(h);  // every append finds its last segment shared
     h.push_back(user_message(std::to_string(i)));
     want.push_back(std::to_string(i));
     CHECK(h.segments() <= History::kMaxSegments);
   }
   CHECK(texts(h) == want);
-  CHECK(texts(holders.back()).size() == want.size() - 1);  // what it held is untouched
+  CHECK(&h[0] == first);  // the big first segment was never copied
+  CHECK(texts(holders.back()).size() == want.size() - 1);  // what a holder held is untouched
+  CHECK(texts(holders.front()).size() == 100);
 }
 
 TEST_CASE("history: truncate keeps the first items and leaves other holders alone") {
