@@ -7,6 +7,20 @@
 
 namespace llmx {
 
+namespace {
+
+// Whether this history is a segment's one holder: then no other history can see it, and it may
+// grow or give its items away. The acquire pairs with the release of the last other holder (on
+// whatever thread it let go), as in any copy-on-write.
+template <class Segment>
+bool alone(const std::shared_ptr<Segment>& segment) {
+  if (segment.use_count() != 1) return false;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return true;
+}
+
+}  // namespace
+
 History::History(std::vector<ResponseItem> items) : size_(items.size()) {
   if (!items.empty()) segments_.push_back(std::make_shared<Segment>(std::move(items)));
 }
@@ -20,12 +34,7 @@ const ResponseItem& History::operator[](size_t i) const {
 }
 
 History::Segment& History::tail() {
-  // One holder: no other history can see the segment, so it may grow. The acquire pairs with the
-  // release of the last other holder (on whatever thread it let go), as in any copy-on-write.
-  if (!segments_.empty() && segments_.back().use_count() == 1) {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return *segments_.back();
-  }
+  if (!segments_.empty() && alone(segments_.back())) return *segments_.back();
   if (segments_.size() + 1 > kMaxSegments) join_smallest_pair();
   segments_.push_back(std::make_shared<Segment>());
   return *segments_.back();
@@ -43,12 +52,10 @@ void History::join_smallest_pair() {
   joined->reserve(segments_[best]->size() + segments_[best + 1]->size());
   for (size_t i = best; i <= best + 1; ++i) {
     auto& from = segments_[i];
-    if (from.use_count() == 1) {  // no other history holds it: its items may move
-      std::atomic_thread_fence(std::memory_order_acquire);
+    if (alone(from))
       std::move(from->begin(), from->end(), std::back_inserter(*joined));
-    } else {
+    else
       joined->insert(joined->end(), from->begin(), from->end());
-    }
   }
   segments_[best] = std::move(joined);
   segments_.erase(segments_.begin() + static_cast<std::ptrdiff_t>(best) + 1);
