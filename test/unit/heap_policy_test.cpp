@@ -8,18 +8,12 @@
 
 namespace {
 
-// Sanitizers bring their own allocator: glibc's counters do not see it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kGlibcAllocator = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kGlibcAllocator = false;
-#else
-constexpr bool kGlibcAllocator = true;
+// Sanitizers bring their own allocator: glibc's counters do not see it. (The sanitized build is
+// Clang's, which has __has_feature.)
+#ifndef __has_feature
+#define __has_feature(x) 0
 #endif
-#else
-constexpr bool kGlibcAllocator = true;
-#endif
+constexpr bool kGlibcAllocator = !__has_feature(address_sanitizer);
 
 // Whether a block of `size` bytes comes as its own mapping (glibc counts those in hblks).
 bool mapped(size_t size) {

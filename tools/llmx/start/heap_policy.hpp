@@ -11,8 +11,8 @@ inline constexpr int kMmapThreshold = 64 * 1024;
 // that every big short-lived buffer (a model request's body, a batch of output, a joined
 // history) comes from the arenas, between the items a conversation keeps for hours, and the
 // arenas creep (README, "Soak"). Held, buffers that big are mapped (when the arena's top has no
-// room for them) and given back whole when freed. `tunables` is GLIBC_TUNABLES: a threshold the user set there wins. Returns whether the
-// threshold is now held by this call.
+// room for them) and given back whole when freed. `tunables` is GLIBC_TUNABLES: a threshold the
+// user set there wins. Returns whether this call now holds the threshold.
 bool hold_mmap_threshold(const char* tunables);
 
 }  // namespace llmx::cli
