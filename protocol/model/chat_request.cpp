@@ -25,6 +25,26 @@ void cache_marker(json::Writer& w) {
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
+// A message's text: the one part's own when it has one (nearly always), else its parts joined in
+// `joined`. Saves a copy of every message for every request.
+std::string_view text_of(const MessageItem& m, std::string& joined) {
+  if (m.content.size() == 1) {
+    if (auto t = m.content[0].get_if<InputText>()) return t->text;
+    if (auto o = m.content[0].get_if<OutputText>()) return o->text;
+  }
+  joined = m.text();
+  return joined;
+}
+
+// The same for a reasoning's text parts; empty without reasoning.
+std::string_view text_of(const ReasoningItem* r, std::string& joined) {
+  if (!r || !r->content) return {};
+  if (r->content->size() == 1)
+    if (auto t = (*r->content)[0].get_if<ReasoningText>()) return t->text;
+  joined = r->content_text();
+  return joined;
+}
+
 bool has_image(const MessageItem& m) {
   for (const auto& c : m.content)
     if (c.is<InputImage>()) return true;
@@ -42,14 +62,16 @@ struct ChatMessage {
   bool assistant() const { return !calls.empty() || (message && message->role == "assistant"); }
 };
 
-std::vector<ChatMessage> assemble(const std::vector<ResponseItem>& history) {
+std::vector<ChatMessage> assemble(const NormalizedHistory& history) {
   std::vector<ChatMessage> out;
+  out.reserve(history.size());
+  std::string joined;
   const ReasoningItem* reasoning = nullptr;  // seen since the last message: a new response began
-  for (const auto& it : history) {
+  for (const auto& it : history.items()) {
     if (auto r = it.get_if<ReasoningItem>()) {
       reasoning = r;
     } else if (auto m = it.get_if<MessageItem>()) {
-      if (m->role == "system" || (blank(m->text()) && !has_image(*m))) continue;
+      if (m->role == "system" || (blank(text_of(*m, joined)) && !has_image(*m))) continue;
       out.push_back(ChatMessage{m, {}, nullptr, m->role == "assistant" ? reasoning : nullptr});
       reasoning = nullptr;
     } else if (auto c = it.get_if<FunctionCallItem>()) {
@@ -96,7 +118,8 @@ std::optional<std::string_view> thinking_blocks(const ReasoningItem* r) {
 
 void write_user_content(json::Writer& w, const MessageItem& m) {
   if (!has_image(m)) {
-    w.field("content", m.text());
+    std::string joined;
+    w.field("content", text_of(m, joined));
     return;
   }
   w.key("content").begin_array();
@@ -125,7 +148,8 @@ void write_message(json::Writer& w, const ChatMessage& msg, ReasoningPassback pa
     write_user_content(w, *msg.message);
   } else {
     w.field("role", "assistant");
-    std::string text = msg.message ? msg.message->text() : std::string();
+    std::string joined;
+    std::string_view text = msg.message ? text_of(*msg.message, joined) : std::string_view();
     if (text.empty() && !msg.calls.empty())
       w.key("content").null();
     else
@@ -139,7 +163,7 @@ void write_message(json::Writer& w, const ChatMessage& msg, ReasoningPassback pa
       }
       w.end_array();
     }
-    std::string reasoning = msg.reasoning ? msg.reasoning->content_text() : std::string();
+    std::string_view reasoning = text_of(msg.reasoning, joined);
     switch (passback) {
       case ReasoningPassback::reasoning_content:
         w.field("reasoning_content", reasoning);
@@ -187,16 +211,19 @@ std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, R
 
 }  // namespace
 
-std::vector<ResponseItem> normalize_history(const History& items) {
+NormalizedHistory normalize_history(const History& items) {
+  NormalizedHistory out;
+  auto& kept = out.items_;
+  kept.reserve(items.size() + 2);
+  auto make = [&](ResponseItem item) { kept.push_back(&out.made_.emplace_back(std::move(item))); };
   json::Parser parser;
-  std::set<std::string> answered;
-  std::vector<ResponseItem> out;
-  out.reserve(items.size() + 2);
-  std::vector<std::string> open_calls;  // calls waiting for their output, in order
+  // Call ids point into the items, kept or made, which outlive this function.
+  std::set<std::string_view> answered;
+  std::vector<std::string_view> open_calls;  // calls waiting for their output, in order
   auto close_open_calls = [&] {
-    for (auto& id : open_calls)
+    for (auto id : open_calls)
       if (!answered.count(id)) {
-        out.push_back(FunctionCallOutputItem{id, "aborted"});
+        make(FunctionCallOutputItem{std::string(id), "aborted"});
         answered.insert(id);
       }
     open_calls.clear();
@@ -205,22 +232,21 @@ std::vector<ResponseItem> normalize_history(const History& items) {
     if (auto c = it.get_if<FunctionCallItem>()) {
       // Arguments that are not JSON would make strict providers reject the whole request; the
       // call is kept with empty arguments so the model still sees the error its output explains.
-      if (is_valid_json(parser, c->arguments)) {
-        out.push_back(it);
-      } else {
-        out.push_back(FunctionCallItem{c->name, "{}", c->call_id});
-      }
+      if (is_valid_json(parser, c->arguments))
+        kept.push_back(&it);
+      else
+        make(FunctionCallItem{c->name, "{}", c->call_id});
       open_calls.push_back(c->call_id);
       answered.erase(c->call_id);
     } else if (auto o = it.get_if<FunctionCallOutputItem>()) {
       bool pending = std::find(open_calls.begin(), open_calls.end(), o->call_id) != open_calls.end();
       if (!pending || answered.count(o->call_id)) continue;  // orphan or duplicate output
-      out.push_back(it);
+      kept.push_back(&it);
       answered.insert(o->call_id);
     } else {
       // Anything else ends the run of tool calls: outputs still missing are synthesised first.
       if (!open_calls.empty() && it.is<MessageItem>()) close_open_calls();
-      out.push_back(it);
+      kept.push_back(&it);
     }
   }
   close_open_calls();

@@ -1,6 +1,8 @@
 // Building Chat Completions request bodies (engine.md §2.3, DECISIONS E3–E6).
 #pragma once
 
+#include <list>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -57,10 +59,31 @@ struct Prompt {
               v("chat_reasoning_effort", s.chat_reasoning_effort); v("upstream", s.upstream))
 };
 
-// Makes a history valid for strict providers: every tool call gets exactly one output (a
-// synthetic "aborted" one right after it when missing), outputs without a call are dropped,
-// and calls whose arguments are not valid JSON are sent with `{}` (their output keeps the error).
-std::vector<ResponseItem> normalize_history(const History& items);
+// A history made valid for strict providers, built for each request without copying it: the
+// items it keeps are the caller's (which must outlive it), the few it makes are its own.
+class NormalizedHistory {
+ public:
+  size_t size() const { return items_.size(); }
+  const ResponseItem& operator[](size_t i) const { return *items_[i]; }
+  // The items in order, as `const ResponseItem&`.
+  auto items() const {
+    return std::views::transform(items_, [](const ResponseItem* i) -> const ResponseItem& { return *i; });
+  }
+
+ private:
+  friend NormalizedHistory normalize_history(const History& items);
+// It points into the history, so a temporary one will not do.
+NormalizedHistory normalize_history(const History&& items) = delete;
+  std::vector<const ResponseItem*> items_;
+  std::list<ResponseItem> made_;  // a list: what points into it stays valid as it grows
+};
+
+// Every tool call gets exactly one output (a synthetic "aborted" one right after it when
+// missing), outputs without a call are dropped, and calls whose arguments are not valid JSON are
+// sent with `{}` (their output keeps the error).
+NormalizedHistory normalize_history(const History& items);
+// It points into the history, so a temporary one will not do.
+NormalizedHistory normalize_history(const History&& items) = delete;
 
 // Anthropic-family models get cache_control markers (E6): model name contains "claude", unless
 // the provider's `prompt_cache` says otherwise.

@@ -42,6 +42,10 @@ Prompt prompt(std::string model, std::vector<ResponseItem> input, std::vector<To
 }
 
 std::string history_json(const std::vector<ResponseItem>& items) { return json::to_json(items); }
+std::string history_json(const NormalizedHistory& h) {
+  auto items = h.items();
+  return history_json(std::vector<ResponseItem>(items.begin(), items.end()));
+}
 
 }  // namespace
 
@@ -200,44 +204,52 @@ TEST_CASE("chat request: a call without output gets an aborted tool message righ
 
 TEST_CASE("history repair: missing outputs are synthesised, orphans and bad calls dropped") {
   SUBCASE("a call at the very end gets an aborted output") {
-    auto out = normalize_history({user_message("go"), FunctionCallItem{"shell", "{}", "c1"}});
+    History in{user_message("go"), FunctionCallItem{"shell", "{}", "c1"}};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({user_message("go"), FunctionCallItem{"shell", "{}", "c1"},
                                              FunctionCallOutputItem{"c1", "aborted"}}));
   }
   SUBCASE("a call followed by an assistant message gets its output before that message") {
-    auto out = normalize_history({FunctionCallItem{"shell", "{}", "c1"}, assistant_message("hm")});
+    History in{FunctionCallItem{"shell", "{}", "c1"}, assistant_message("hm")};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({FunctionCallItem{"shell", "{}", "c1"},
                                              FunctionCallOutputItem{"c1", "aborted"}, assistant_message("hm")}));
   }
   SUBCASE("an output without a call is dropped") {
-    auto out = normalize_history({user_message("hi"), FunctionCallOutputItem{"ghost", "boo"}, assistant_message("a")});
+    History in{user_message("hi"), FunctionCallOutputItem{"ghost", "boo"}, assistant_message("a")};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({user_message("hi"), assistant_message("a")}));
   }
   SUBCASE("an output before its call is dropped (and the call answered as aborted)") {
-    auto out = normalize_history({FunctionCallOutputItem{"c1", "early"}, FunctionCallItem{"f", "{}", "c1"}});
+    History in{FunctionCallOutputItem{"c1", "early"}, FunctionCallItem{"f", "{}", "c1"}};
+    auto out = normalize_history(in);
     CHECK(history_json(out) ==
           history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "aborted"}}));
   }
   SUBCASE("a call with invalid JSON arguments is sent with {} and keeps its error output") {
-    auto out = normalize_history({user_message("go"), FunctionCallItem{"shell", "{\"command\":[\"ls\"", "c1"},
-                                  FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")});
+    History in{user_message("go"), FunctionCallItem{"shell", "{\"command\":[\"ls\"", "c1"},
+                                  FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({user_message("go"), FunctionCallItem{"shell", "{}", "c1"},
                                              FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")}));
   }
   SUBCASE("a later call reusing the id keeps its own output") {
-    auto out = normalize_history({FunctionCallItem{"f", "{bad", "c1"}, FunctionCallOutputItem{"c1", "x"},
-                                  FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}});
+    History in{FunctionCallItem{"f", "{bad", "c1"}, FunctionCallOutputItem{"c1", "x"},
+                                  FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "x"},
                                              FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}}));
   }
   SUBCASE("a duplicate output is dropped") {
-    auto out = normalize_history({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"},
-                                  FunctionCallOutputItem{"c1", "2"}});
+    History in{FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"},
+                                  FunctionCallOutputItem{"c1", "2"}};
+    auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"}}));
   }
   SUBCASE("parallel calls: each gets exactly one output, all before the next message") {
-    auto out = normalize_history({FunctionCallItem{"f", "{}", "a"}, FunctionCallItem{"g", "{}", "b"},
-                                  FunctionCallOutputItem{"b", "B"}, user_message("next")});
+    History in{FunctionCallItem{"f", "{}", "a"}, FunctionCallItem{"g", "{}", "b"},
+                                  FunctionCallOutputItem{"b", "B"}, user_message("next")};
+    auto out = normalize_history(in);
     REQUIRE(out.size() == 5);
     CHECK(history_json({out[0], out[1]}) ==
           history_json({FunctionCallItem{"f", "{}", "a"}, FunctionCallItem{"g", "{}", "b"}}));
@@ -261,7 +273,12 @@ TEST_CASE("history repair: missing outputs are synthesised, orphans and bad call
   SUBCASE("a valid history is unchanged") {
     std::vector<ResponseItem> in = {user_message("u"), FunctionCallItem{"f", R"({"a":[1,2]})", "c1"},
                                     FunctionCallOutputItem{"c1", "ok"}, assistant_message("done")};
-    CHECK(history_json(normalize_history(in)) == history_json(in));
+    History kept(in);
+    auto out = normalize_history(kept);
+    CHECK(history_json(out) == history_json(in));
+    // Not a copy: the very items the history holds.
+    size_t i = 0;
+    for (const auto& item : kept) CHECK(&out[i++] == &item);
   }
 }
 
