@@ -28,8 +28,8 @@ std::string prompt(const Config& cfg) {
   return trim(prompts::get("compact"));
 }
 
-std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history, const std::string& prompt) {
-  auto input = history;
+History request_input(const History& history, const std::string& prompt) {
+  History input = history;
   MessageItem m;
   m.role = "user";
   m.content.push_back(ContentItem{InputText{prompt}});
@@ -37,9 +37,10 @@ std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history
   return input;
 }
 
-bool drop_oldest(std::vector<ResponseItem>& history) {
-  if (history.size() <= 1) return false;
-  auto first = history.front();
+bool drop_oldest(History& kept) {
+  if (kept.size() <= 1) return false;
+  auto history = kept.to_vector();
+  auto first = std::move(history.front());
   history.erase(history.begin());
   // A call without its output (or the reverse) is rejected by providers: drop the partner too.
   if (auto* id = call_id_of(first)) {
@@ -49,6 +50,7 @@ bool drop_oldest(std::vector<ResponseItem>& history) {
     });
     if (partner != history.end()) history.erase(partner);
   }
+  kept = History(std::move(history));
   return true;
 }
 

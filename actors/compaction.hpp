@@ -17,13 +17,14 @@ namespace llmx::compaction {
 // The compaction prompt: `compact_prompt` (trimmed; files already read by the config) or ours.
 std::string prompt(const Config& cfg);
 
-// The input of a compaction request: the history plus the prompt as a user message (a local
-// copy: the prompt is never recorded).
-std::vector<ResponseItem> request_input(const std::vector<ResponseItem>& history, const std::string& prompt);
+// The input of a compaction request: the history plus the prompt as a user message. It shares
+// the history's items (no copy); the prompt is its own and never recorded.
+History request_input(const History& history, const std::string& prompt);
 
 // Drops the oldest item of a compaction request's history (with the call or output paired
-// with it). False when at most one item is left: nothing more can be dropped.
-bool drop_oldest(std::vector<ResponseItem>& history);
+// with it). False when at most one item is left: nothing more can be dropped. Copies the items
+// it keeps: only a provider that said the history does not fit asks for this.
+bool drop_oldest(History& history);
 
 // The summary: the text of the last assistant message among `items` ("" if none).
 std::string summary_of(const std::vector<ResponseItem>& items);

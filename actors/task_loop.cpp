@@ -101,7 +101,7 @@ void TaskLoop::start(Steps& out) {
 // --- compaction (engine.md §1.12, E14) -------------------------------------------------------
 
 void TaskLoop::start_compaction(Steps& out) {
-  compact_history_ = history_.to_vector();  // trimmed when it does not fit
+  compact_history_ = history_;  // shared; trimmed when it does not fit
   compact_dropped_ = 0;
   send_compaction_request(out);
 }

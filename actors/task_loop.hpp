@@ -133,7 +133,7 @@ class TaskLoop {
   // Compaction in progress: its own bookkeeping (its output is not shown as the turn's), the
   // history it summarises (shrunk when the provider says it does not fit) and what it dropped.
   std::unique_ptr<TurnLogic> compact_logic_;
-  std::vector<ResponseItem> compact_history_;
+  History compact_history_;
   size_t compact_dropped_ = 0;
   bool auto_compacted_ = false;  // the last response triggered an auto-compaction
   bool compact_pending_ = false;  // compact before the next request

@@ -33,16 +33,17 @@ TEST_CASE("compaction: the prompt is ours unless compact_prompt says otherwise (
 }
 
 TEST_CASE("compaction: the request is the history plus the prompt as the last user message") {
-  std::vector<ResponseItem> h{msg("user", "hi"), msg("assistant", "hello")};
+  History h{msg("user", "hi"), msg("assistant", "hello")};
   auto in = compaction::request_input(h, "Summarise");
   REQUIRE(in.size() == 3);
   CHECK(in.back().get_if<MessageItem>()->role == "user");
   CHECK(in.back().get_if<MessageItem>()->text() == "Summarise");
   CHECK(h.size() == 2);  // the history itself is untouched
+  CHECK(&in[0] == &h[0]);  // and shared, not copied
 }
 
 TEST_CASE("compaction: dropping the oldest item takes its call/output partner along") {
-  std::vector<ResponseItem> h{call("c1"), msg("user", "a"), output("c1"), msg("assistant", "b")};
+  History h{call("c1"), msg("user", "a"), output("c1"), msg("assistant", "b")};
   REQUIRE(compaction::drop_oldest(h));
   REQUIRE(h.size() == 2);
   CHECK(h[0].get_if<MessageItem>()->text() == "a");
