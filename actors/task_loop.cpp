@@ -8,6 +8,7 @@
 
 #include "actors/compaction.hpp"
 #include "protocol/base/ids.hpp"
+#include "protocol/base/thread_kept.hpp"
 #include "protocol/model/environment_context.hpp"
 #include "protocol/model/tools.hpp"
 #include "protocol/store/rollout.hpp"
@@ -29,6 +30,10 @@ size_t count_images(const std::vector<UserInput>& input) {
     return i.is<ImageInput>() || i.is<LocalImageInput>();
   }));
 }
+}  // namespace
+
+namespace {
+struct EventMsgTag {};  // the events of one batch of model events (on_model_events)
 }  // namespace
 
 void TaskLoop::emit_all(Steps& out, std::vector<EventMsg>& msgs) {
@@ -136,7 +141,8 @@ void TaskLoop::finish_compaction(Steps& out) {
 
 void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out) {
   if (done_ || seq != seq_) return;
-  std::vector<EventMsg> msgs;
+  KeptVector<EventMsgTag, EventMsg, 512> buffer;
+  auto& msgs = buffer.items;
   msgs.reserve(2 * events.size());  // a text delta shows as two events
   if (compact_logic_) {
     compact_logic_->on_model_events(events, msgs);  // not the turn's answer: not shown

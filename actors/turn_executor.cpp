@@ -78,26 +78,16 @@ void flush(executor_ptr self) {
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps);
 
-// The steps of one input to the loop, in a vector its thread keeps. A step is about 1 KB (the
-// size of a model request), so a fresh vector per batch of deltas was a 10-20 KB allocation,
-// freed at once, for every batch.
-struct StepBuffer {
-  using Kept = ThreadKept<StepBuffer, TaskLoop::Steps>;
-  static constexpr size_t kKeptSteps = 256;
-  StepBuffer() : steps(Kept::take()) {}
-  ~StepBuffer() {
-    steps.clear();
-    if (steps.capacity() <= kKeptSteps) Kept::keep(std::move(steps));
-  }
-  TaskLoop::Steps steps;
-};
+// The steps of one input to the loop, in a vector its thread keeps.
+struct StepTag {};
+using StepBuffer = KeptVector<StepTag, TaskLoop::Step, 256>;
 
 // The answers of the broker and the exec sandbox go back into the loop.
 template <class Answer>
 void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskLoop::Steps&), uint64_t generation,
           const Answer& answer) {
   StepBuffer buffer;
-  auto& steps = buffer.steps;
+  auto& steps = buffer.items;
   ((*self->state.loop).*on)(generation, answer, steps);
   carry_out(self, steps);
 }
@@ -189,7 +179,7 @@ void begin(executor_ptr self, TaskSpec spec, ToolContext tools) {
   self->state.loop = std::make_unique<TaskLoop>(std::move(spec), std::move(tools));
   for (auto& input : std::exchange(self->state.early_input, {})) self->state.loop->inject(std::move(input));
   StepBuffer buffer;
-  auto& steps = buffer.steps;
+  auto& steps = buffer.items;
   // Interrupted while MCP servers were starting: the task ends before its first request.
   if (self->state.interrupted)
     self->state.loop->interrupt(steps);
@@ -236,7 +226,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
   auto run = [self](auto&& input) {
     if (!self->state.loop) return;
     StepBuffer buffer;
-    auto& steps = buffer.steps;
+    auto& steps = buffer.items;
     input(*self->state.loop, steps);
     carry_out(self, steps);
   };

@@ -37,3 +37,23 @@ TEST_CASE("a thread keeps at most Max values") {
   CHECK(Buffers::take().capacity() >= 5000);
   CHECK(Buffers::take().capacity() < 5000);  // the third was dropped
 }
+
+TEST_CASE("a kept vector comes back empty with its capacity, unless it grew past the cap") {
+  struct Tag {};
+  using Scratch = KeptVector<Tag, std::string, 100>;
+  const std::string* storage = nullptr;
+  {
+    Scratch s;
+    s.items.resize(50, "x");
+    storage = s.items.data();
+  }
+  {
+    Scratch s;
+    CHECK(s.items.empty());
+    CHECK(s.items.capacity() >= 50);
+    CHECK(s.items.data() == storage);  // the same buffer
+    s.items.resize(101);               // grown past the cap: not kept
+  }
+  Scratch s;
+  CHECK(s.items.capacity() == 0);
+}
