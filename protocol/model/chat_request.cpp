@@ -67,14 +67,14 @@ std::vector<ChatMessage> assemble(const NormalizedHistory& history) {
   out.reserve(history.size());
   std::string joined;
   const ReasoningItem* reasoning = nullptr;  // seen since the last message: a new response began
-  for (const auto& it : history.items()) {
-    if (auto r = it.get_if<ReasoningItem>()) {
+  for (const ResponseItem* it : history.items()) {
+    if (auto r = it->get_if<ReasoningItem>()) {
       reasoning = r;
-    } else if (auto m = it.get_if<MessageItem>()) {
+    } else if (auto m = it->get_if<MessageItem>()) {
       if (m->role == "system" || (blank(text_of(*m, joined)) && !has_image(*m))) continue;
       out.push_back(ChatMessage{m, {}, nullptr, m->role == "assistant" ? reasoning : nullptr});
       reasoning = nullptr;
-    } else if (auto c = it.get_if<FunctionCallItem>()) {
+    } else if (auto c = it->get_if<FunctionCallItem>()) {
       // Calls right after assistant text or other calls belong to the same response (a new
       // response always follows tool results or user input), even with reasoning between them
       // (interleaved thinking): strict providers want them in one message.
@@ -86,7 +86,7 @@ std::vector<ChatMessage> assemble(const NormalizedHistory& history) {
         out.push_back(ChatMessage{nullptr, {c}, nullptr, reasoning});
         reasoning = nullptr;
       }
-    } else if (auto o = it.get_if<FunctionCallOutputItem>()) {
+    } else if (auto o = it->get_if<FunctionCallOutputItem>()) {
       out.push_back(ChatMessage{nullptr, {}, o, nullptr});
     }
   }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <list>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -65,10 +64,8 @@ class NormalizedHistory {
  public:
   size_t size() const { return items_.size(); }
   const ResponseItem& operator[](size_t i) const { return *items_[i]; }
-  // The items in order, as `const ResponseItem&`.
-  auto items() const {
-    return std::views::transform(items_, [](const ResponseItem* i) -> const ResponseItem& { return *i; });
-  }
+  // The items in order.
+  const std::vector<const ResponseItem*>& items() const { return items_; }
 
  private:
   friend NormalizedHistory normalize_history(const History& items);

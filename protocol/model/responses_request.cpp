@@ -86,10 +86,10 @@ std::string build_responses_request(const Prompt& prompt, const ModelProviderInf
   w.field("model", prompt.model);
   w.field("instructions", prompt.instructions);
   w.key("input").begin_array();
-  for (const auto& it : history.items()) {
-    if (auto r = it.get_if<ReasoningItem>(); r && !replayable(*r)) continue;
-    if (auto m = it.get_if<MessageItem>(); m && m->role == "system") continue;
-    write_item(w, it);
+  for (const ResponseItem* it : history.items()) {
+    if (auto r = it->get_if<ReasoningItem>(); r && !replayable(*r)) continue;
+    if (auto m = it->get_if<MessageItem>(); m && m->role == "system") continue;
+    write_item(w, *it);
   }
   w.end_array();
   w.key("tools").begin_array();

@@ -43,8 +43,9 @@ Prompt prompt(std::string model, std::vector<ResponseItem> input, std::vector<To
 
 std::string history_json(const std::vector<ResponseItem>& items) { return json::to_json(items); }
 std::string history_json(const NormalizedHistory& h) {
-  auto items = h.items();
-  return history_json(std::vector<ResponseItem>(items.begin(), items.end()));
+  std::vector<ResponseItem> items;
+  for (const ResponseItem* i : h.items()) items.push_back(*i);
+  return history_json(items);
 }
 
 }  // namespace
