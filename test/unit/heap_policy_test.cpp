@@ -15,16 +15,17 @@ namespace {
 #endif
 constexpr bool kGlibcAllocator = !__has_feature(address_sanitizer);
 
-// Whether a block of `size` bytes comes as its own mapping (glibc counts those in hblks).
+// Whether a block of `size` bytes comes as its own mapping: glibc marks such a chunk in the size
+// word before it (IS_MMAPPED, 0x2). Asked of the block itself, not of glibc's process-wide count,
+// which another thread's allocation can move between two reads.
 bool mapped(size_t size) {
-  const auto before = mallinfo2().hblks;
   void* p = std::malloc(size);
   REQUIRE(p != nullptr);
   static_cast<char*>(p)[size - 1] = 1;
   asm volatile("" : : "r"(p) : "memory");  // the block escapes: the compiler may not drop it
-  const auto after = mallinfo2().hblks;
+  const bool own_mapping = (static_cast<const size_t*>(p)[-1] & 0x2) != 0;
   std::free(p);
-  return after == before + 1;
+  return own_mapping;
 }
 
 }  // namespace
