@@ -74,7 +74,7 @@ void append_quoted(std::string& out, std::string_view s, char tail = 0) {
     p = out.data() + at;
   }
   p[0] = '"';
-  std::memcpy(p + 1, s.data(), s.size());
+  if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());  // an empty view's data may be null
   p[s.size() + 1] = '"';
   if (tail) p[s.size() + 2] = tail;
   if (p == small) out.append(small, n);
