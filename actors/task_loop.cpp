@@ -30,9 +30,7 @@ size_t count_images(const std::vector<UserInput>& input) {
     return i.is<ImageInput>() || i.is<LocalImageInput>();
   }));
 }
-}  // namespace
 
-namespace {
 struct EventMsgTag {};  // the events of one batch of model events (on_model_events)
 }  // namespace
 

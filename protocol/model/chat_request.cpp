@@ -163,7 +163,8 @@ void write_message(json::Writer& w, const ChatMessage& msg, ReasoningPassback pa
       }
       w.end_array();
     }
-    std::string_view reasoning = text_of(msg.reasoning, joined);
+    std::string joined_reasoning;
+    std::string_view reasoning = text_of(msg.reasoning, joined_reasoning);
     switch (passback) {
       case ReasoningPassback::reasoning_content:
         w.field("reasoning_content", reasoning);

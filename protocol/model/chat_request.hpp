@@ -69,8 +69,6 @@ class NormalizedHistory {
 
  private:
   friend NormalizedHistory normalize_history(const History& items);
-// It points into the history, so a temporary one will not do.
-NormalizedHistory normalize_history(const History&& items) = delete;
   std::vector<const ResponseItem*> items_;
   std::list<ResponseItem> made_;  // a list: what points into it stays valid as it grows
 };
