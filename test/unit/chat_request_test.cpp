@@ -229,27 +229,27 @@ TEST_CASE("history repair: missing outputs are synthesised, orphans and bad call
   }
   SUBCASE("a call with invalid JSON arguments is sent with {} and keeps its error output") {
     History in{user_message("go"), FunctionCallItem{"shell", "{\"command\":[\"ls\"", "c1"},
-                                  FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")};
+               FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")};
     auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({user_message("go"), FunctionCallItem{"shell", "{}", "c1"},
                                              FunctionCallOutputItem{"c1", "failed to parse"}, assistant_message("sorry")}));
   }
   SUBCASE("a later call reusing the id keeps its own output") {
     History in{FunctionCallItem{"f", "{bad", "c1"}, FunctionCallOutputItem{"c1", "x"},
-                                  FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}};
+               FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}};
     auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "x"},
                                              FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "y"}}));
   }
   SUBCASE("a duplicate output is dropped") {
     History in{FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"},
-                                  FunctionCallOutputItem{"c1", "2"}};
+               FunctionCallOutputItem{"c1", "2"}};
     auto out = normalize_history(in);
     CHECK(history_json(out) == history_json({FunctionCallItem{"f", "{}", "c1"}, FunctionCallOutputItem{"c1", "1"}}));
   }
   SUBCASE("parallel calls: each gets exactly one output, all before the next message") {
     History in{FunctionCallItem{"f", "{}", "a"}, FunctionCallItem{"g", "{}", "b"},
-                                  FunctionCallOutputItem{"b", "B"}, user_message("next")};
+               FunctionCallOutputItem{"b", "B"}, user_message("next")};
     auto out = normalize_history(in);
     REQUIRE(out.size() == 5);
     CHECK(history_json({out[0], out[1]}) ==

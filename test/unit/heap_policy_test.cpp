@@ -1,6 +1,5 @@
 // The llmx binary holds glibc's mmap threshold (tools/llmx/start/heap_policy.hpp).
 #include <doctest/doctest.h>
-#include <malloc.h>
 
 #include <cstdlib>
 
@@ -8,7 +7,7 @@
 
 namespace {
 
-// Sanitizers bring their own allocator: glibc's counters do not see it. (The sanitized build is
+// Sanitizers bring their own allocator: its blocks carry no glibc chunk header. (The sanitized build is
 // Clang's, which has __has_feature.)
 #ifndef __has_feature
 #define __has_feature(x) 0
