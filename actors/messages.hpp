@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actors/delivery_window.hpp"
+#include "protocol/base/thread_kept.hpp"
 #include "protocol/model/chat_request.hpp"
 #include "protocol/model/provider_models.hpp"
 #include "protocol/config/config.hpp"
@@ -20,6 +21,15 @@
 #include "protocol/store/thread_store.hpp"
 
 namespace llmx {
+
+// A batch's vector and the lines it becomes travel executor → conversation → session → writer;
+// the session gives the vector back and the writer the lines, so the executor's next batch and
+// the session's next lines reuse them instead of allocating 10-20 KB a batch and freeing it
+// hops later, between the items conversations keep (the soak's heap profile counted both).
+struct EventBatchTag {};
+using EventBatches = Recycler<EventBatchTag, std::vector<Event>, 256>;
+struct LineBatchTag {};
+using LineBatches = Recycler<LineBatchTag, std::string, 64 * 1024>;
 
 // Events of one conversation, in order, as delivered to subscribers. Batched: one message per
 // burst (e.g. everything one network read produced) keeps the per-delta cost low. The claim

@@ -94,7 +94,7 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
 }
 
 void on_events(session_ptr self, ConversationEvents& batch) {
-  std::string lines;
+  auto lines = LineBatches::take();  // the one the writer gave back
   // Sized like the last batch: a batch grown from empty reallocated a dozen times.
   lines.reserve(std::min(self->state.last_lines, SessionState::kLinesReserve));
   for (const auto& ev : batch.events) {
@@ -107,7 +107,11 @@ void on_events(session_ptr self, ConversationEvents& batch) {
     note_rate_limits(self, ev, lines);
   }
   self->state.last_lines = lines.size();
-  if (!lines.empty()) write(self, std::move(lines));
+  EventBatches::give_back(batch.events);
+  if (!lines.empty())
+    write(self, std::move(lines));
+  else
+    LineBatches::give_back(lines);
   // After eof, the last call's final lines are queued before the writer is told to stop.
   if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);
 }

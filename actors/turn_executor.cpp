@@ -71,8 +71,7 @@ ToolContext tool_context(const TaskSpec& spec) {
 void flush(executor_ptr self) {
   auto& st = self->state;
   if (st.outbox.empty()) return;
-  self->send(st.conversation, TurnEvents{std::move(st.outbox), std::move(st.claim)});
-  st.outbox = {};
+  self->send(st.conversation, TurnEvents{std::exchange(st.outbox, {}), std::move(st.claim)});
   st.claim = {};
 }
 
@@ -94,6 +93,7 @@ void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskL
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   auto& st = self->state;
+  if (st.outbox.capacity() == 0) st.outbox = EventBatches::take();  // the one a session gave back
   st.outbox.reserve(st.outbox.size() + steps.size());  // one allocation per batch, not log2(deltas)
   for (auto& step : steps) {
     if (auto* e = std::get_if<TaskLoop::Emit>(&step)) {

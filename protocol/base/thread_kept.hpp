@@ -34,17 +34,31 @@ class ThreadKept {
   static inline thread_local Store store_;
 };
 
+// A buffer that travels in a message and comes back: its receiver gives it back, cleared with its
+// capacity, to the store of the thread it runs on, and the sender's next batch takes it from
+// there. CAF runs a receiver on its sender's worker unless another worker steals it, so the
+// buffer mostly returns to the thread that will fill it next. A buffer grown past `MaxCapacity`
+// elements (a rare huge batch) is freed instead; a thread keeps at most `Max`.
+template <class Tag, class C, std::size_t MaxCapacity, std::size_t Max = 8>
+struct Recycler {
+  using Kept = ThreadKept<Tag, C, Max>;
+  static C take() { return Kept::take(); }
+  // Leaves `c` empty, its buffer kept or freed.
+  static void give_back(C& c) {
+    c.clear();
+    if (c.capacity() <= MaxCapacity) Kept::keep(std::move(c));
+    c = C{};
+  }
+};
+
 // A vector lent by the thread's store for one scope and given back empty, capacity kept, unless a
 // rare huge batch grew it past `MaxCapacity` elements. For per-batch scratch vectors of big
 // elements, which were a fresh 10-20 KB allocation, freed at once, for every batch.
 template <class Tag, class T, std::size_t MaxCapacity>
 struct KeptVector {
-  using Kept = ThreadKept<Tag, std::vector<T>>;
+  using Kept = Recycler<Tag, std::vector<T>, MaxCapacity, 1>;
   KeptVector() : items(Kept::take()) {}
-  ~KeptVector() {
-    items.clear();
-    if (items.capacity() <= MaxCapacity) Kept::keep(std::move(items));
-  }
+  ~KeptVector() { Kept::give_back(items); }
   KeptVector(const KeptVector&) = delete;
   KeptVector& operator=(const KeptVector&) = delete;
   std::vector<T> items;

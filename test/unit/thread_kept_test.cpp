@@ -57,3 +57,20 @@ TEST_CASE("a kept vector comes back empty with its capacity, unless it grew past
   Scratch s;
   CHECK(s.items.capacity() == 0);
 }
+
+TEST_CASE("a recycled buffer given back on a thread is what the next take there returns") {
+  struct Tag {};
+  using Lines = Recycler<Tag, std::string, 1000, 2>;
+  std::string sent = Lines::take();
+  sent.assign(500, 'x');
+  const char* storage = sent.data();
+  std::string received = std::move(sent);  // as a message carries it to another actor
+  Lines::give_back(received);
+  CHECK(received.empty());
+  auto next = Lines::take();
+  CHECK(next.empty());
+  CHECK(next.data() == storage);
+  next.assign(2000, 'y');  // grown past the cap: freed, not kept
+  Lines::give_back(next);
+  CHECK(Lines::take().capacity() < 500);
+}
