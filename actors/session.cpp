@@ -96,7 +96,7 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
 void on_events(session_ptr self, ConversationEvents& batch) {
   auto lines = LineBatches::take();  // the one the writer gave back
   // Sized like the last batch: a batch grown from empty reallocated a dozen times.
-  lines.reserve(std::min(self->state.last_lines, SessionState::kLinesReserve));
+  reserve_rounded(lines, std::min(self->state.last_lines, SessionState::kLinesReserve));
   for (const auto& ev : batch.events) {
     if (self->state.flavor == SessionState::Flavor::acp) {
       acp_on_event(self, batch.conversation_id, ev, lines);

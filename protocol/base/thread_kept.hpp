@@ -3,6 +3,7 @@
 // `Tag` names the store, so two users of the same type do not share one.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -43,13 +44,21 @@ template <class Tag, class C, std::size_t MaxCapacity, std::size_t Max = 8>
 struct Recycler {
   using Kept = ThreadKept<Tag, C, Max>;
   static C take() { return Kept::take(); }
-  // Leaves `c` empty, its buffer kept or freed.
+  // Leaves `c` empty, its buffer kept or freed. One without a buffer of its own (moved from, or
+  // a short string) is not worth keeping.
   static void give_back(C& c) {
     c.clear();
-    if (c.capacity() <= MaxCapacity) Kept::keep(std::move(c));
+    if (c.capacity() > C{}.capacity() && c.capacity() <= MaxCapacity) Kept::keep(std::move(c));
     c = C{};
   }
 };
+
+// Room for `n` elements, rounded up to a power of two: kept buffers are reserved for the batch
+// at hand, and exact sizes would make the next, slightly bigger batch reallocate almost always.
+template <class C>
+void reserve_rounded(C& c, std::size_t n) {
+  if (c.capacity() < n) c.reserve(std::bit_ceil(n));
+}
 
 // A vector lent by the thread's store for one scope and given back empty, capacity kept, unless a
 // rare huge batch grew it past `MaxCapacity` elements. For per-batch scratch vectors of big

@@ -61,10 +61,10 @@ struct ChatMessage {
   const ReasoningItem* reasoning = nullptr;  // the reasoning that produced this assistant turn
   bool assistant() const { return !calls.empty() || (message && message->role == "assistant"); }
 };
+struct ChatMessagesTag {};
 
-std::vector<ChatMessage> assemble(const NormalizedHistory& history) {
-  std::vector<ChatMessage> out;
-  out.reserve(history.size());
+void assemble(const NormalizedHistory& history, std::vector<ChatMessage>& out) {
+  reserve_rounded(out, history.size());
   std::string joined;
   const ReasoningItem* reasoning = nullptr;  // seen since the last message: a new response began
   for (const ResponseItem* it : history.items()) {
@@ -90,7 +90,6 @@ std::vector<ChatMessage> assemble(const NormalizedHistory& history) {
       out.push_back(ChatMessage{nullptr, {}, o, nullptr});
     }
   }
-  return out;
 }
 
 // Whether the model name mentions a family ("anthropic/claude-sonnet-4" mentions "claude").
@@ -215,7 +214,7 @@ std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, R
 NormalizedHistory normalize_history(const History& items) {
   NormalizedHistory out;
   auto& kept = out.items_;
-  kept.reserve(items.size() + 2);
+  reserve_rounded(kept, items.size() + 2);
   auto make = [&](ResponseItem item) { kept.push_back(&out.made_.emplace_back(std::move(item))); };
   json::Parser parser;
   // Call ids point into the items, kept or made, which outlive this function.
@@ -262,7 +261,9 @@ bool wants_prompt_cache(const std::string& model, const ModelProviderInfo& provi
 std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& provider) {
   bool cache = prompt.cache_markers.value_or(wants_prompt_cache(prompt.model, provider));
   auto history = normalize_history(prompt.input);
-  auto msgs = assemble(history);
+  KeptVector<ChatMessagesTag, ChatMessage, 4096> messages;  // 48 bytes an item: 50 KB for a long history
+  auto& msgs = messages.items;
+  assemble(history, msgs);
   auto reasoning = passbacks(msgs, passback_for(prompt, provider));
   // Anthropic history marker: the message at index len-4 of the full array (system included).
   size_t total = msgs.size() + 1;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/base/thread_kept.hpp"
 #include "protocol/core/history.hpp"
 #include "protocol/core/items.hpp"
 #include "protocol/config/provider.hpp"
@@ -62,6 +63,11 @@ struct Prompt {
 // items it keeps are the caller's (which must outlive it), the few it makes are its own.
 class NormalizedHistory {
  public:
+  NormalizedHistory() : items_(Pointers::take()) {}
+  ~NormalizedHistory() { Pointers::give_back(items_); }
+  NormalizedHistory(NormalizedHistory&&) = default;
+  NormalizedHistory& operator=(NormalizedHistory&&) = default;
+
   size_t size() const { return items_.size(); }
   const ResponseItem& operator[](size_t i) const { return *items_[i]; }
   // The items in order.
@@ -69,6 +75,9 @@ class NormalizedHistory {
 
  private:
   friend NormalizedHistory normalize_history(const History& items);
+  // A request's worth of pointers (8-16 KB for a long history), kept by the thread for the next.
+  struct PointersTag {};
+  using Pointers = Recycler<PointersTag, std::vector<const ResponseItem*>, 4096, 2>;
   std::vector<const ResponseItem*> items_;
   std::list<ResponseItem> made_;  // a list: what points into it stays valid as it grows
 };

@@ -281,6 +281,18 @@ TEST_CASE("history repair: missing outputs are synthesised, orphans and bad call
     size_t i = 0;
     for (const auto& item : kept) CHECK(&out[i++] == &item);
   }
+  SUBCASE("the next request on the thread reuses the pointer buffer, and a moved result gives its back once") {
+    History in{user_message("u"), assistant_message("a")};
+    const void* first = nullptr;
+    {
+      auto out = normalize_history(in);
+      auto moved = std::move(out);  // the moved-from result has nothing to give back
+      first = moved.items().data();
+    }
+    auto again = normalize_history(in);
+    CHECK(again.items().data() == first);
+    CHECK(again.size() == 2);
+  }
 }
 
 TEST_CASE("chat request: images produce content arrays, blank text parts are left out") {

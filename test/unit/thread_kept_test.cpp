@@ -74,3 +74,23 @@ TEST_CASE("a recycled buffer given back on a thread is what the next take there 
   Lines::give_back(next);
   CHECK(Lines::take().capacity() < 500);
 }
+
+TEST_CASE("reserve_rounded leaves room for the next slightly bigger batch; buffer-less values are not kept") {
+  std::vector<int> v;
+  reserve_rounded(v, 40);
+  CHECK(v.capacity() == 64);
+  reserve_rounded(v, 41);  // fits: no reallocation
+  CHECK(v.capacity() == 64);
+  reserve_rounded(v, 65);
+  CHECK(v.capacity() == 128);
+
+  struct Tag {};
+  using Vectors = Recycler<Tag, std::vector<int>, 1000, 4>;
+  std::vector<int> moved_from;
+  Vectors::give_back(moved_from);  // nothing to keep: the next take is not a dud
+  std::vector<int> real;
+  real.reserve(10);
+  Vectors::give_back(real);
+  CHECK(Vectors::take().capacity() >= 10);
+  CHECK(Vectors::take().capacity() == 0);  // the store held one, not two
+}
