@@ -93,7 +93,7 @@ void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskL
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   auto& st = self->state;
-  if (st.outbox.capacity() == 0) st.outbox = EventBatches::take();  // the one a session gave back
+  if (st.outbox.capacity() == 0) st.outbox = event_batches().take(steps.size());  // one a session gave back
   reserve_rounded(st.outbox, st.outbox.size() + steps.size());  // not one allocation per delta
   for (auto& step : steps) {
     if (auto* e = std::get_if<TaskLoop::Emit>(&step)) {
