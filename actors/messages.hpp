@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "actors/delivery_window.hpp"
-#include "protocol/base/buffer_pool.hpp"
 #include "protocol/model/chat_request.hpp"
 #include "protocol/model/provider_models.hpp"
 #include "protocol/config/config.hpp"
@@ -21,21 +20,6 @@
 #include "protocol/store/thread_store.hpp"
 
 namespace llmx {
-
-// A batch's vector and the lines it becomes travel executor → conversation → session → writer;
-// the session gives the vector back and the writer the lines, so the executor's next batch and
-// the session's next lines reuse them instead of allocating 10-20 KB a batch and freeing it
-// hops later, between the items conversations keep (the soak's heap profile counted both).
-// Process-wide, not per thread: the session runs on whichever worker is free, rarely the one
-// whose executor fills the next batch. Each keeps up to 64 (typically 1-3 MB in all).
-inline Pool<std::vector<Event>>& event_batches() {
-  static auto* pool = new Pool<std::vector<Event>>(64, 256);  // never destroyed: batches outlive exit
-  return *pool;
-}
-inline BufferPool& line_batches() {
-  static auto* pool = new BufferPool(64, 64 * 1024);
-  return *pool;
-}
 
 // Events of one conversation, in order, as delivered to subscribers. Batched: one message per
 // burst (e.g. everything one network read produced) keeps the per-delta cost low. The claim

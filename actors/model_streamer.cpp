@@ -205,7 +205,7 @@ bool may_fall_back(const StreamerState& st) {
 void fall_back(streamer_ptr self, std::string reason) {
   auto& st = self->state;
   st.wire = WireApi::chat;
-  st.body = request_bodies().share(build_chat_request(st.request.prompt, st.request.provider));
+  st.body = build_chat_request(st.request.prompt, st.request.provider);
   st.request.prompt.input = {};  // no second fall back
   std::erase_if(st.headers, [](const auto& h) { return h.first == "conversation_id" || h.first == "session_id"; });
   st.request_failures = st.stream_failures = 0;  // a new wire starts with its own retries
@@ -228,8 +228,8 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
     http::Client::shared().release(request);
   });
   const bool responses = st.wire == WireApi::responses;
-  st.body = request_bodies().share(responses ? build_responses_request(st.request.prompt, st.request.provider)
-                                                         : build_chat_request(st.request.prompt, st.request.provider));
+  st.body = responses ? build_responses_request(st.request.prompt, st.request.provider)
+                      : build_chat_request(st.request.prompt, st.request.provider);
   // Retries send the body again; the history is kept only for a fall back to Chat. Once let go,
   // the task appends its next items in place instead of opening a segment (history.hpp).
   if (!may_fall_back(st)) st.request.prompt.input = {};

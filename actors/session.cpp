@@ -94,9 +94,9 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
 }
 
 void on_events(session_ptr self, ConversationEvents& batch) {
-  // Sized like the last batch (one grown from empty reallocated a dozen times); one the writer
-  // gave back.
-  auto lines = line_batches().take(std::min(self->state.last_lines, SessionState::kLinesReserve));
+  std::string lines;
+  // Sized like the last batch: a batch grown from empty reallocated a dozen times.
+  lines.reserve(std::min(self->state.last_lines, SessionState::kLinesReserve));
   for (const auto& ev : batch.events) {
     if (self->state.flavor == SessionState::Flavor::acp) {
       acp_on_event(self, batch.conversation_id, ev, lines);
@@ -107,11 +107,7 @@ void on_events(session_ptr self, ConversationEvents& batch) {
     note_rate_limits(self, ev, lines);
   }
   self->state.last_lines = lines.size();
-  event_batches().give_back(batch.events);
-  if (!lines.empty())
-    write(self, std::move(lines));
-  else
-    line_batches().give_back(lines);
+  if (!lines.empty()) write(self, std::move(lines));
   // After eof, the last call's final lines are queued before the writer is told to stop.
   if (self->state.shutting_down && self->state.tool_calls.empty()) finish(self);
 }

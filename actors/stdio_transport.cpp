@@ -201,10 +201,7 @@ line_writer_actor::behavior_type writer_impl(writer_ptr self, int fd, bool nonbl
   st0.marks = PauseMarks{pause_output_bytes()};
   st0.nonblocking = nonblocking;
   return {
-      [=](line_atom, std::string& line) {
-        queue_line(self, line, false);
-        line_batches().give_back(line);  // the queue copied it: the session's next batch reuses it
-      },
+      [=](line_atom, std::string& line) { queue_line(self, line, false); },
       [=](ahead_atom, std::string& line) { queue_line(self, line, true); },
       [=](pressure_atom, pressure_sink_actor& sink) { self->state.sink = std::move(sink); },
       [=](flush_atom) {

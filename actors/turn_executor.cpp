@@ -71,7 +71,8 @@ ToolContext tool_context(const TaskSpec& spec) {
 void flush(executor_ptr self) {
   auto& st = self->state;
   if (st.outbox.empty()) return;
-  self->send(st.conversation, TurnEvents{std::exchange(st.outbox, {}), std::move(st.claim)});
+  self->send(st.conversation, TurnEvents{std::move(st.outbox), std::move(st.claim)});
+  st.outbox = {};
   st.claim = {};
 }
 
@@ -93,8 +94,7 @@ void feed(executor_ptr self, void (TaskLoop::*on)(uint64_t, const Answer&, TaskL
 
 void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   auto& st = self->state;
-  if (st.outbox.capacity() == 0) st.outbox = event_batches().take(steps.size());  // one a session gave back
-  reserve_rounded(st.outbox, st.outbox.size() + steps.size());  // not one allocation per delta
+  st.outbox.reserve(st.outbox.size() + steps.size());  // one allocation per batch, not log2(deltas)
   for (auto& step : steps) {
     if (auto* e = std::get_if<TaskLoop::Emit>(&step)) {
       st.outbox.push_back(Event{st.sub_id, std::move(e->msg)});

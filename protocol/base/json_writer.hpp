@@ -9,8 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/base/buffer_pool.hpp"
-
 namespace llmx::json {
 
 // Appends `s` as a quoted JSON string to `out`.
@@ -94,17 +92,12 @@ struct ScratchBuffer {
 }  // namespace detail
 
 // Writes one large document, a model request's body, into a buffer its thread keeps, and hands
-// out a copy in a pooled buffer. Grown by doubling from a fresh buffer, every body allocated and
-// freed each smaller size on the way, and kept up to twice its size while the request ran.
+// out an exact-size copy. Grown by doubling from a fresh buffer, every body allocated and freed
+// each smaller size on the way, and kept up to twice its size while the request ran.
 class ScratchWriter : private detail::ScratchBuffer, public Writer {
  public:
   ScratchWriter() : Writer(buf) {}
-  // The document in a buffer of `pool`'s (see BufferPool: a body churned the heap).
-  std::string take_from(BufferPool& pool) const {
-    auto s = pool.take(buf.size());
-    s.assign(buf);
-    return s;
-  }
+  std::string take_exact() const { return std::string(buf); }
 };
 
 }  // namespace llmx::json

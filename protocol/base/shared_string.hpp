@@ -16,8 +16,6 @@ class SharedString {
   SharedString() = default;
   SharedString(std::string s) : text_(s.empty() ? nullptr : std::make_shared<const std::string>(std::move(s))) {}
   SharedString(const char* s) : SharedString(std::string(s)) {}
-  // Shares a string whose owner decides what happens to it after the last copy (BufferPool).
-  explicit SharedString(std::shared_ptr<const std::string> text) : text_(std::move(text)) {}
 
   const std::string& str() const { return text_ ? *text_ : empty_string(); }
   operator const std::string&() const { return str(); }

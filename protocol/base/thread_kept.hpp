@@ -35,11 +35,10 @@ class ThreadKept {
   static inline thread_local Store store_;
 };
 
-// A buffer that travels in a message and comes back: its receiver gives it back, cleared with its
-// capacity, to the store of the thread it runs on, and the sender's next batch takes it from
-// there. CAF runs a receiver on its sender's worker unless another worker steals it, so the
-// buffer mostly returns to the thread that will fill it next. A buffer grown past `MaxCapacity`
-// elements (a rare huge batch) is freed instead; a thread keeps at most `Max`.
+// A buffer lent by the thread's store and given back, cleared with its capacity, when its user is
+// done: a per-request or per-batch buffer allocated once per thread instead of once per use. A
+// buffer grown past `MaxCapacity` elements (a rare huge request) is freed instead; a thread keeps
+// at most `Max`.
 template <class Tag, class C, std::size_t MaxCapacity, std::size_t Max = 8>
 struct Recycler {
   using Kept = ThreadKept<Tag, C, Max>;
@@ -53,8 +52,8 @@ struct Recycler {
   }
 };
 
-// Room for `n` elements, rounded up to a power of two: kept buffers are reserved for the batch
-// at hand, and exact sizes would make the next, slightly bigger batch reallocate almost always.
+// Room for `n` elements, rounded up to a power of two: a kept buffer reserved to the exact size
+// of each request would reallocate for almost every next one (histories grow an item or two).
 template <class C>
 void reserve_rounded(C& c, std::size_t n) {
   if (c.capacity() < n) c.reserve(std::bit_ceil(n));

@@ -305,7 +305,7 @@ std::string build_chat_request(const Prompt& prompt, const ModelProviderInfo& pr
   if (prompt.output_cap) max_tokens = std::min(max_tokens, *prompt.output_cap);
   w.field("max_tokens", max_tokens);
   w.end_object();
-  return w.take_from(request_bodies());
+  return w.take_exact();
 }
 
 }  // namespace llmx

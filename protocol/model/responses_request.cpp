@@ -130,7 +130,7 @@ std::string build_responses_request(const Prompt& prompt, const ModelProviderInf
   if (prompt.cyber_access_program)
     w.key("access_programs").begin_object().field("cyber", *prompt.cyber_access_program).end_object();
   w.end_object();
-  return w.take_from(request_bodies());
+  return w.take_exact();
 }
 
 }  // namespace llmx

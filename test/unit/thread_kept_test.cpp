@@ -58,13 +58,13 @@ TEST_CASE("a kept vector comes back empty with its capacity, unless it grew past
   CHECK(s.items.capacity() == 0);
 }
 
-TEST_CASE("a recycled buffer given back on a thread is what the next take there returns") {
+TEST_CASE("a buffer given back on a thread is what the next take there returns") {
   struct Tag {};
   using Lines = Recycler<Tag, std::string, 1000, 2>;
   std::string sent = Lines::take();
   sent.assign(500, 'x');
   const char* storage = sent.data();
-  std::string received = std::move(sent);  // as a message carries it to another actor
+  std::string received = std::move(sent);  // moved on, as a result is returned
   Lines::give_back(received);
   CHECK(received.empty());
   auto next = Lines::take();
