@@ -75,7 +75,7 @@ TEST_CASE("a buffer given back on a thread is what the next take there returns")
   CHECK(Lines::take().capacity() < 500);
 }
 
-TEST_CASE("reserve_rounded leaves room for the next slightly bigger batch; buffer-less values are not kept") {
+TEST_CASE("reserve_rounded leaves room for the next slightly bigger request, and buffer-less values are not kept") {
   std::vector<int> v;
   reserve_rounded(v, 40);
   CHECK(v.capacity() == 64);
