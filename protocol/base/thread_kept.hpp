@@ -35,23 +35,6 @@ class ThreadKept {
   static inline thread_local Store store_;
 };
 
-// A buffer lent by the thread's store and given back, cleared with its capacity, when its user is
-// done: a per-request or per-batch buffer allocated once per thread instead of once per use. A
-// buffer grown past `MaxCapacity` elements (a rare huge request) is freed instead; a thread keeps
-// at most `Max`.
-template <class Tag, class C, std::size_t MaxCapacity, std::size_t Max = 8>
-struct Recycler {
-  using Kept = ThreadKept<Tag, C, Max>;
-  static C take() { return Kept::take(); }
-  // Leaves `c` empty, its buffer kept or freed. One without a buffer of its own (moved from, or
-  // a short string) is not worth keeping.
-  static void give_back(C& c) {
-    c.clear();
-    if (c.capacity() > C{}.capacity() && c.capacity() <= MaxCapacity) Kept::keep(std::move(c));
-    c = C{};
-  }
-};
-
 // Room for `n` elements, rounded up to a power of two: a kept buffer reserved to the exact size
 // of each request would reallocate for almost every next one (histories grow an item or two).
 template <class C>
@@ -59,15 +42,19 @@ void reserve_rounded(C& c, std::size_t n) {
   if (c.capacity() < n) c.reserve(std::bit_ceil(n));
 }
 
-// A vector lent by the thread's store for one scope and given back empty, capacity kept, unless a
-// rare huge batch grew it past `MaxCapacity` elements. For per-batch scratch vectors of big
-// elements, which were a fresh 10-20 KB allocation, freed at once, for every batch.
+// A vector lent by the thread's store for its owner's life and given back empty, capacity kept,
+// unless a rare huge batch grew it past `MaxCapacity` elements. For per-batch or per-request
+// vectors of big elements, which were a fresh 10-50 KB allocation, freed at once, for every use.
+// Movable: the moved-from one has no buffer and gives nothing back.
 template <class Tag, class T, std::size_t MaxCapacity>
 struct KeptVector {
-  using Kept = Recycler<Tag, std::vector<T>, MaxCapacity, 1>;
+  using Kept = ThreadKept<Tag, std::vector<T>>;
   KeptVector() : items(Kept::take()) {}
-  ~KeptVector() { Kept::give_back(items); }
-  KeptVector(const KeptVector&) = delete;
+  ~KeptVector() {
+    items.clear();
+    if (items.capacity() > 0 && items.capacity() <= MaxCapacity) Kept::keep(std::move(items));
+  }
+  KeptVector(KeptVector&&) noexcept = default;
   KeptVector& operator=(const KeptVector&) = delete;
   std::vector<T> items;
 };

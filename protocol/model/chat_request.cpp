@@ -213,7 +213,7 @@ std::vector<ReasoningPassback> passbacks(const std::vector<ChatMessage>& msgs, R
 
 NormalizedHistory normalize_history(const History& items) {
   NormalizedHistory out;
-  auto& kept = out.items_;
+  auto& kept = out.items_.items;
   reserve_rounded(kept, items.size() + 2);
   auto make = [&](ResponseItem item) { kept.push_back(&out.made_.emplace_back(std::move(item))); };
   json::Parser parser;

@@ -63,22 +63,16 @@ struct Prompt {
 // items it keeps are the caller's (which must outlive it), the few it makes are its own.
 class NormalizedHistory {
  public:
-  NormalizedHistory() : items_(Pointers::take()) {}
-  ~NormalizedHistory() { Pointers::give_back(items_); }
-  NormalizedHistory(NormalizedHistory&&) = default;
-  NormalizedHistory& operator=(NormalizedHistory&&) = default;
-
-  size_t size() const { return items_.size(); }
-  const ResponseItem& operator[](size_t i) const { return *items_[i]; }
+  size_t size() const { return items_.items.size(); }
+  const ResponseItem& operator[](size_t i) const { return *items_.items[i]; }
   // The items in order.
-  const std::vector<const ResponseItem*>& items() const { return items_; }
+  const std::vector<const ResponseItem*>& items() const { return items_.items; }
 
  private:
   friend NormalizedHistory normalize_history(const History& items);
   // A request's worth of pointers (8-16 KB for a long history), kept by the thread for the next.
   struct PointersTag {};
-  using Pointers = Recycler<PointersTag, std::vector<const ResponseItem*>, 4096, 2>;
-  std::vector<const ResponseItem*> items_;
+  KeptVector<PointersTag, const ResponseItem*, 4096> items_;
   std::list<ResponseItem> made_;  // a list: what points into it stays valid as it grows
 };
 
