@@ -5,6 +5,8 @@
 #include <map>
 #include <random>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "bench_stats.hpp"
@@ -81,6 +83,7 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   std::mt19937_64 rng(18);
   std::vector<std::string> threads;          // conversation ids, as the results name them
   std::map<uint64_t, steady_clock::time_point> open;  // request id -> when a hang is cancelled
+  std::map<uint64_t, std::string> conversation_of;    // open replies -> the conversation they went to
   uint64_t next = 1, ok = 0, failed = 0, cancelled = 0;
   std::vector<Sample> samples;
   auto last_sample = t0 - seconds(60);
@@ -94,6 +97,7 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{{}}}}}}})", id, args));
     } else {
       const auto& thread = threads[rng() % threads.size()];
+      conversation_of[id] = thread;
       llmx.write_line(fmt::format(
           R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx-reply","arguments":{{"conversationId":"{}","prompt":"{}"}}}}}})",
           id, thread, prompt));
@@ -112,6 +116,7 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       if (it->second <= now) {
         llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{},"reason":"soak"}}}})", it->first));
         ++cancelled;
+        conversation_of.erase(it->first);
         it = open.erase(it);
       } else {
         ++it;
@@ -128,6 +133,7 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       if (!id) continue;
       auto it = open.find(static_cast<uint64_t>(*id));
       if (it == open.end()) continue;
+      conversation_of.erase(it->first);
       open.erase(it);
       auto text = json::to_text(*json::get(o, "result"));
       if (text.find(R"("isError":true)") == std::string::npos) ++ok; else ++failed;
@@ -139,9 +145,14 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     } catch (const std::exception&) {
     }
   }
-  // Calls never answered (there should be none): their kinds, to find what lost them.
+  // Calls never answered (there should be none): their kinds and conversations, to find what
+  // lost them.
   std::string unanswered;
-  for (const auto& [id, cancel_at] : open) unanswered += fmt::format("{}{} ({})", unanswered.empty() ? "" : ", ", id, prompt_of(id));
+  for (const auto& [id, cancel_at] : open) {
+    auto conversation = conversation_of.find(id);
+    unanswered += fmt::format("{}{} ({}; conversation {})", unanswered.empty() ? "" : ", ", id, prompt_of(id),
+                              conversation == conversation_of.end() ? "new" : conversation->second);
+  }
   if (!unanswered.empty()) fmt::print(stderr, "soak: unanswered calls: {}\n", unanswered);
   const double cpu = llmx.cpu_seconds();
   llmx.close_stdin();
@@ -161,6 +172,14 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
     compactions += loaded.compactions;
     longest_history = std::max(longest_history, loaded.history.size());
+  }
+  // The rollouts and the workspace say what became of an unanswered call: kept, not removed
+  // with the bench's scratch folder.
+  if (!open.empty()) {
+    auto kept = fs::temp_directory_path() / fmt::format("llmx-soak-unanswered-{}", ::getpid());
+    std::error_code ec;
+    fs::rename(home, kept, ec);
+    fmt::print(stderr, "soak: its LLMX_HOME is kept in {}{}\n", kept.string(), ec ? " (could not move: " + ec.message() + ")" : "");
   }
   // Flat after warm-up: the samples of the first fifth against the last fifth.
   auto fifth = std::max<size_t>(1, samples.size() / 5);
