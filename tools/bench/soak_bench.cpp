@@ -142,7 +142,9 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
         auto id_text = text.substr(start, text.find('"', start) - start);
         if (std::find(threads.begin(), threads.end(), id_text) == threads.end()) threads.push_back(id_text);
       }
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      // A reply the soak cannot read would count as unanswered: say so, to tell the two apart.
+      fmt::print(stderr, "soak: unreadable line ({}): {}\n", e.what(), line->substr(0, 300));
     }
   }
   // Calls never answered (there should be none): their kinds and conversations, to find what
