@@ -82,8 +82,11 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   const auto end = t0 + duration_cast<steady_clock::duration>(duration<double>(env.minutes * 60));
   std::mt19937_64 rng(18);
   std::vector<std::string> threads;          // conversation ids, as the results name them
-  std::map<uint64_t, steady_clock::time_point> open;  // request id -> when a hang is cancelled
-  std::map<uint64_t, std::string> conversation_of;    // open replies -> the conversation they went to
+  struct OpenCall {
+    steady_clock::time_point cancel_at;  // a hang's cancel; never for the others
+    std::string conversation;            // a reply's conversation; empty for a new one
+  };
+  std::map<uint64_t, OpenCall> open;  // by request id
   uint64_t next = 1, ok = 0, failed = 0, cancelled = 0;
   std::vector<Sample> samples;
   auto last_sample = t0 - seconds(60);
@@ -93,16 +96,17 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     const std::string prompt = prompt_of(id);
     std::string args = R"("prompt":")" + prompt + R"(","approval-policy":"never","sandbox":"workspace-write","cwd":")" +
                        ws.string() + R"(")";
+    OpenCall& opened = open[id];
+    opened.cancel_at = prompt.starts_with("@mock:hang") ? steady_clock::now() + seconds(1) : steady_clock::time_point::max();
     if (fresh) {
       llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx","arguments":{{{}}}}}}})", id, args));
     } else {
       const auto& thread = threads[rng() % threads.size()];
-      conversation_of[id] = thread;
+      opened.conversation = thread;
       llmx.write_line(fmt::format(
           R"({{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"llmx-reply","arguments":{{"conversationId":"{}","prompt":"{}"}}}}}})",
           id, thread, prompt));
     }
-    open[id] = prompt.starts_with("@mock:hang") ? steady_clock::now() + seconds(1) : steady_clock::time_point::max();
   };
   while (steady_clock::now() < end || !open.empty()) {
     const auto now = steady_clock::now();
@@ -113,10 +117,9 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     while (now < end && open.size() < static_cast<size_t>(env.in_flight)) call(next++);
     // A cancelled call gets no reply (DECISIONS P6): it is done when the cancel goes out.
     for (auto it = open.begin(); it != open.end();)
-      if (it->second <= now) {
+      if (it->second.cancel_at <= now) {
         llmx.write_line(fmt::format(R"({{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{},"reason":"soak"}}}})", it->first));
         ++cancelled;
-        conversation_of.erase(it->first);
         it = open.erase(it);
       } else {
         ++it;
@@ -133,7 +136,6 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
       if (!id) continue;
       auto it = open.find(static_cast<uint64_t>(*id));
       if (it == open.end()) continue;
-      conversation_of.erase(it->first);
       open.erase(it);
       auto text = json::to_text(*json::get(o, "result"));
       if (text.find(R"("isError":true)") == std::string::npos) ++ok; else ++failed;
@@ -150,11 +152,9 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   // Calls never answered (there should be none): their kinds and conversations, to find what
   // lost them.
   std::string unanswered;
-  for (const auto& [id, cancel_at] : open) {
-    auto conversation = conversation_of.find(id);
+  for (const auto& [id, call] : open)
     unanswered += fmt::format("{}{} ({}; conversation {})", unanswered.empty() ? "" : ", ", id, prompt_of(id),
-                              conversation == conversation_of.end() ? "new" : conversation->second);
-  }
+                              call.conversation.empty() ? "new" : call.conversation);
   if (!unanswered.empty()) fmt::print(stderr, "soak: unanswered calls: {}\n", unanswered);
   const double cpu = llmx.cpu_seconds();
   llmx.close_stdin();
