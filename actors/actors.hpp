@@ -69,6 +69,15 @@ using attach_atom = caf::atom_constant<caf::atom("attach")>;
 using place_atom = caf::atom_constant<caf::atom("place")>;
 using task_atom = caf::atom_constant<caf::atom("task")>;
 
+// Pause (true) or read on (false): session -> conversation -> turn executor -> model streamer.
+// Every one travels at high priority, so it passes the event batches its sender is behind on,
+// and all at the same one: a "read on" at high priority overtakes a "pause" still waiting at
+// normal priority, and the stream stays paused for good (a turn that never ends).
+template <class Self, class Handle>
+void send_pause(Self* self, const Handle& to, bool paused) {
+  self->template send<caf::message_priority::high>(to, pause_atom::value, paused);
+}
+
 // Anything that wants a conversation's events (protocol sessions, embedding hosts).
 using event_sink_actor = caf::typed_actor<
     // Events of a conversation this sink subscribed to; per conversation, in order.

@@ -193,13 +193,13 @@ void start_task(conversation_ptr self, const std::string& sub_id, std::vector<Us
   if (spec.first_task && self->state.manager) self->send(self->state.manager, task_atom::value, self->state.id);
   spec.files = std::exchange(self->state.files, {});  // for this turn only (see FileDelegate)
   self->send(exec, start_atom::value, std::move(spec));
-  if (self->state.pressing.any()) self->send<caf::message_priority::high>(exec, pause_atom::value, true);
+  if (self->state.pressing.any()) send_pause(self, exec, true);
 }
 
 // `who` asks to pause (or stops asking); the running task hears when the answer changes.
 void press(conversation_ptr self, const caf::actor_addr& who, bool paused) {
   if (auto changed = self->state.pressing.set(who, paused); changed && self->state.task)
-    self->send<caf::message_priority::high>(*self->state.task, pause_atom::value, *changed);
+    send_pause(self, *self->state.task, *changed);
 }
 
 void finish_shutdown(conversation_ptr self) {

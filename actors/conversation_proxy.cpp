@@ -58,13 +58,13 @@ void attach_remote(proxy_ptr self, conversation_actor remote, std::string node) 
   st.start.node = std::move(node);
   self->monitor(st.remote);
   self->send(st.remote, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
-  if (st.pressing.any()) self->send(st.remote, pause_atom::value, true);
+  if (st.pressing.any()) send_pause(self, st.remote, true);
 }
 
 // A local session asks to pause its conversation's model stream (or stops asking).
 void press(proxy_ptr self, const caf::actor_addr& who, bool paused) {
   if (auto changed = self->state.pressing.set(who, paused); changed && self->state.remote)
-    self->send(self->state.remote, pause_atom::value, *changed);
+    send_pause(self, self->state.remote, *changed);
 }
 
 void finish_shutdown(proxy_ptr self, const std::string& id) {

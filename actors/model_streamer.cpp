@@ -94,6 +94,12 @@ class StreamHandler : public http::Handler {
 
 struct StreamerState {
   StreamerState() = default;  // user-declared: CAF must not aggregate-init the state from `self`
+  // Killed with its executor (linked): the transfer goes too, instead of reading on for no one.
+  ~StreamerState() {
+    if (http_id) http::Client::shared().cancel(http_id);
+  }
+  StreamerState(const StreamerState&) = delete;
+  StreamerState& operator=(const StreamerState&) = delete;
   turn_executor_actor executor;
   ModelRequest request;
   WireApi wire = WireApi::chat;  // what the attempts speak: chat or responses
@@ -313,7 +319,9 @@ model_streamer_actor::behavior_type streamer_impl(streamer_ptr self, turn_execut
 
 model_streamer_actor spawn_model_streamer(caf::local_actor* parent, turn_executor_actor executor,
                                           ModelRequest request) {
-  return parent->spawn(streamer_impl, std::move(executor), std::move(request));
+  // Linked: a stream that crashes ends its task with an error instead of leaving it waiting,
+  // and a task that is killed takes its stream along. (A normal end of either is ignored.)
+  return parent->spawn<caf::linked>(streamer_impl, std::move(executor), std::move(request));
 }
 
 }  // namespace llmx

@@ -261,7 +261,7 @@ session_actor::behavior_type session_impl(session_ptr self, SessionState::Flavor
         auto& st = self->state;
         if (st.pressed == behind) return;
         st.pressed = behind;
-        for (const auto& [_, conv] : st.followed) self->send<caf::message_priority::high>(conv, pause_atom::value, behind);
+        for (const auto& [_, conv] : st.followed) send_pause(self, conv, behind);
         log::debug("stdout: the client is {}; the model streams of {} conversation(s) {}",
                    behind ? "behind" : "caught up", st.followed.size(), behind ? "pause" : "read on");
       },

@@ -194,7 +194,7 @@ void add_notes(const rpc::Encoder& rpc, std::string& lines, const rpc::Notes& no
 inline void subscribe(session_ptr self, const conversation_actor& conv) {
   self->send(conv, subscribe_atom::value, caf::actor_cast<event_sink_actor>(self));
   self->state.followed.emplace(conv.address(), conv);
-  if (self->state.pressed) self->send(conv, pause_atom::value, true);
+  if (self->state.pressed) send_pause(self, conv, true);
 }
 
 // The conversation an MCP tools/call of `llmx` (started) or `llmx-reply` (live or resumed) runs

@@ -106,7 +106,7 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
       self->send(st.conversation, ReplaceHistory{std::move(h->history), std::move(h->summary)});
     } else if (auto* q = std::get_if<TaskLoop::Request>(&step)) {
       st.streamer = spawn_model_streamer(self, caf::actor_cast<turn_executor_actor>(self), std::move(*q->request));
-      if (st.paused) self->send(*st.streamer, pause_atom::value, true);
+      if (st.paused) send_pause(self, *st.streamer, true);
     } else if (auto* a = std::get_if<TaskLoop::Ask>(&step)) {
       flush(self);
       auto generation = a->generation;
@@ -253,7 +253,7 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       [=](pause_atom, bool paused) {
         auto& st = self->state;
         st.paused = paused;
-        if (st.streamer) self->send<caf::message_priority::high>(*st.streamer, pause_atom::value, paused);
+        if (st.streamer) send_pause(self, *st.streamer, paused);
       },
       [=](McpElicitation& e) -> caf::result<McpElicitationReply> {
         auto& st = self->state;

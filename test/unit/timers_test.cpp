@@ -17,6 +17,7 @@
 #include "test/support/loopback.hpp"
 #include "actors/message_list.hpp"
 #include "actors/model_streamer.hpp"
+#include "actors/turn_executor.hpp"
 #include "transport/http_client.hpp"
 
 using namespace llmx;
@@ -77,6 +78,26 @@ turn_executor_actor fake_executor(caf::actor_system& sys, std::shared_ptr<Execut
   return caf::actor_cast<turn_executor_actor>(a);
 }
 
+// What a fake conversation heard from its task.
+struct ConversationLog {
+  std::vector<std::string> errors;
+  bool done = false;
+};
+
+conversation_actor fake_conversation(caf::actor_system& sys, std::shared_ptr<ConversationLog> log) {
+  auto a = sys.spawn([log](caf::event_based_actor*) -> caf::behavior {
+    return {
+        [log](TurnEvents& batch) {
+          for (const auto& ev : batch.events)
+            if (auto* e = ev.msg.get_if<ErrorEvent>()) log->errors.push_back(e->message);
+        },
+        [](RecordItems&) {},
+        [log](TaskDone&) { log->done = true; },
+    };
+  });
+  return caf::actor_cast<conversation_actor>(a);
+}
+
 // A loopback port that accepts connections and never answers.
 struct SilentServer {
   int fd = -1;
@@ -113,9 +134,10 @@ ModelRequest request_to(int port) {
   return req;
 }
 
-// Spawns a streamer from a parent actor (it needs one).
-void start_streamer(caf::actor_system& sys, turn_executor_actor executor, ModelRequest req) {
-  sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
+// Spawns a streamer from a parent actor (it needs one). The streamer is linked to it: the test
+// keeps the parent for as long as the stream should live.
+[[nodiscard]] caf::actor start_streamer(caf::actor_system& sys, turn_executor_actor executor, ModelRequest req) {
+  return sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
     spawn_model_streamer(self, executor, req);
     return {[](int) {}};
   });
@@ -155,7 +177,7 @@ TEST_CASE("timers: a refused model request is retried after its backoff, not bef
   auto log = std::make_shared<ExecutorLog>();
   auto req = request_to(closed_port());
   req.provider.request_max_retries = 1;
-  start_streamer(*t.sys, fake_executor(*t.sys, log), req);
+  auto parent = start_streamer(*t.sys, fake_executor(*t.sys, log), req);
   // The refusal comes from the HTTP loop thread; the retry waits on the (test) clock.
   REQUIRE(t.run_until([&] { return log->retrying.size() == 1; }));
   CHECK(log->retrying[0].starts_with("Reconnecting... 1/1"));
@@ -179,7 +201,7 @@ TEST_CASE("timers: a stream that stays silent for stream_idle_timeout is cut off
   auto req = request_to(silent.port);
   req.provider.stream_idle_timeout_ms = 5000;
   req.provider.stream_max_retries = 0;
-  start_streamer(*t.sys, fake_executor(*t.sys, log), req);
+  auto parent = start_streamer(*t.sys, fake_executor(*t.sys, log), req);
   t.run();
   t.advance(4999ms);
   CHECK(log->failed.empty());
@@ -216,4 +238,50 @@ TEST_CASE("timers: the approval timeout counts from each request, not from an ea
   REQUIRE(replies->size() == 2);
   CHECK((*replies)[1].decision == ReviewDecision::denied);
   CHECK((*replies)[1].note.find("within 30 s") != std::string::npos);
+}
+
+// The clients fall behind as a task starts and catch up before its stream has run: the stream
+// hears "pause" and then "read on". Sent at different priorities, "read on" overtook "pause" and
+// the stream stayed paused for good, its idle check put off forever: a turn that never ended.
+TEST_CASE("timers: a stream paused at its start and resumed before it ran still times out") {
+  TestSystem t;
+  SilentServer silent;
+  auto log = std::make_shared<ConversationLog>();
+  auto conversation = fake_conversation(*t.sys, log);
+  auto executor = std::make_shared<turn_executor_actor>();
+  // Kept: the executor is linked to its parent and would go with it.
+  auto parent = t.sys->spawn([=](caf::event_based_actor* self) -> caf::behavior {
+    *executor = spawn_turn_executor(self, conversation, {}, {}, {});
+    return {[](int) {}};
+  });
+  t.run();
+  TaskSpec spec;
+  spec.conversation_id = "conv";
+  spec.sub_id = "sub";
+  spec.config.cwd = "/tmp";
+  spec.config.model = "test-model";
+  spec.config.approval_policy = AskForApproval::never;
+  spec.config.sandbox_policy.mode = SandboxMode::danger_full_access;
+  spec.config.provider = request_to(silent.port).provider;
+  spec.config.provider.stream_idle_timeout_ms = 5000;
+  spec.config.provider.stream_max_retries = 0;
+  spec.input = {TextInput{"hello"}};
+  // As the conversation starts a task for clients that are behind.
+  caf::anon_send(*executor, start_atom::value, std::move(spec));
+  caf::anon_send<caf::message_priority::high>(*executor, pause_atom::value, true);
+  // The executor alone: it starts the stream, which has not run yet.
+  auto* job = dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(*executor));
+  auto executor_only = [job](caf::resumable* r) { return r == job; };
+  REQUIRE(t.sched->run_jobs_filtered(executor_only) > 0);
+  // The clients caught up: the executor tells the stream before the stream ran at all.
+  caf::anon_send<caf::message_priority::high>(*executor, pause_atom::value, false);
+  REQUIRE(t.sched->run_jobs_filtered(executor_only) > 0);
+  t.run();
+  t.advance(5000ms);
+  CHECK(log->done);
+  CHECK(log->errors.size() == 1);
+  if (!log->errors.empty())
+    CHECK(log->errors[0] == "stream disconnected before completion: idle timeout waiting for SSE");
+  caf::anon_send_exit(parent, caf::exit_reason::user_shutdown);  // and its executor, if still running
+  t.run();
 }
