@@ -240,21 +240,25 @@ TEST_CASE("timers: the approval timeout counts from each request, not from an ea
   CHECK((*replies)[1].note.find("within 30 s") != std::string::npos);
 }
 
-// The clients fall behind as a task starts and catch up before its stream has run: the stream
-// hears "pause" and then "read on". Sent at different priorities, "read on" overtook "pause" and
-// the stream stayed paused for good, its idle check put off forever: a turn that never ended.
-TEST_CASE("timers: a stream paused at its start and resumed before it ran still times out") {
-  TestSystem t;
-  SilentServer silent;
-  auto log = std::make_shared<ConversationLog>();
-  auto conversation = fake_conversation(*t.sys, log);
+// A turn executor with a parent the test keeps (the executor is linked to it and would go with
+// it): the parent's exit kills the task, as a conversation's crash would.
+struct Task {
+  caf::actor parent;
+  turn_executor_actor executor;
+};
+
+Task spawn_task(TestSystem& t, conversation_actor conversation) {
   auto executor = std::make_shared<turn_executor_actor>();
-  // Kept: the executor is linked to its parent and would go with it.
   auto parent = t.sys->spawn([=](caf::event_based_actor* self) -> caf::behavior {
     *executor = spawn_turn_executor(self, conversation, {}, {}, {});
     return {[](int) {}};
   });
   t.run();
+  return {parent, *executor};
+}
+
+// A task whose model never answers; the stream is cut after 5 s and not retried.
+TaskSpec silent_task(int port) {
   TaskSpec spec;
   spec.conversation_id = "conv";
   spec.sub_id = "sub";
@@ -262,19 +266,30 @@ TEST_CASE("timers: a stream paused at its start and resumed before it ran still 
   spec.config.model = "test-model";
   spec.config.approval_policy = AskForApproval::never;
   spec.config.sandbox_policy.mode = SandboxMode::danger_full_access;
-  spec.config.provider = request_to(silent.port).provider;
+  spec.config.provider = request_to(port).provider;
   spec.config.provider.stream_idle_timeout_ms = 5000;
   spec.config.provider.stream_max_retries = 0;
   spec.input = {TextInput{"hello"}};
+  return spec;
+}
+
+// The clients fall behind as a task starts and catch up before its stream has run: the stream
+// hears "pause" and then "read on". Sent at different priorities, "read on" overtook "pause" and
+// the stream stayed paused for good, its idle check put off forever: a turn that never ended.
+TEST_CASE("timers: a stream paused at its start and resumed before it ran still times out") {
+  TestSystem t;
+  SilentServer silent;
+  auto log = std::make_shared<ConversationLog>();
+  auto task = spawn_task(t, fake_conversation(*t.sys, log));
   // As the conversation starts a task for clients that are behind.
-  caf::anon_send(*executor, start_atom::value, std::move(spec));
-  caf::anon_send<caf::message_priority::high>(*executor, pause_atom::value, true);
+  caf::anon_send(task.executor, start_atom::value, silent_task(silent.port));
+  caf::anon_send<caf::message_priority::high>(task.executor, pause_atom::value, true);
   // The executor alone: it starts the stream, which has not run yet.
-  auto* job = dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(*executor));
+  auto* job = dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(task.executor));
   auto executor_only = [job](caf::resumable* r) { return r == job; };
   REQUIRE(t.sched->run_jobs_filtered(executor_only) > 0);
   // The clients caught up: the executor tells the stream before the stream ran at all.
-  caf::anon_send<caf::message_priority::high>(*executor, pause_atom::value, false);
+  caf::anon_send<caf::message_priority::high>(task.executor, pause_atom::value, false);
   REQUIRE(t.sched->run_jobs_filtered(executor_only) > 0);
   t.run();
   t.advance(5000ms);
@@ -282,6 +297,23 @@ TEST_CASE("timers: a stream paused at its start and resumed before it ran still 
   CHECK(log->errors.size() == 1);
   if (!log->errors.empty())
     CHECK(log->errors[0] == "stream disconnected before completion: idle timeout waiting for SSE");
-  caf::anon_send_exit(parent, caf::exit_reason::user_shutdown);  // and its executor, if still running
+  caf::anon_send_exit(task.parent, caf::exit_reason::user_shutdown);  // and its executor, if still running
   t.run();
+}
+
+// A task killed mid-stream (its conversation crashed, say) takes its stream along: the transfer
+// is cancelled instead of waiting on the provider for no one.
+TEST_CASE("timers: a task that is killed cancels its model stream's transfer") {
+  TestSystem t;
+  SilentServer silent;
+  auto log = std::make_shared<ConversationLog>();
+  REQUIRE(t.run_until([] { return http::Client::shared().active() == 0; }));
+  auto task = spawn_task(t, fake_conversation(*t.sys, log));
+  caf::anon_send(task.executor, start_atom::value, silent_task(silent.port));
+  t.run();
+  REQUIRE(http::Client::shared().active() == 1);  // the stream waits on the silent server
+  caf::anon_send_exit(task.parent, caf::exit_reason::user_shutdown);
+  t.run();
+  CHECK(t.run_until([] { return http::Client::shared().active() == 0; }));
+  CHECK_FALSE(log->done);  // killed, not ended: nothing was said for it
 }
