@@ -134,13 +134,19 @@ ModelRequest request_to(int port) {
   return req;
 }
 
-// Spawns a streamer from a parent actor (it needs one). The streamer is linked to it: the test
-// keeps the parent for as long as the stream should live.
-[[nodiscard]] caf::actor start_streamer(caf::actor_system& sys, turn_executor_actor executor, ModelRequest req) {
+// An actor that spawns a child with `spawn_child(self)`. The child (a streamer, an executor) is
+// linked to it: the test keeps the parent for as long as the child should live, and its exit
+// kills the child, as a crash of the child's real parent would.
+template <class F>
+[[nodiscard]] caf::actor parent_of(caf::actor_system& sys, F spawn_child) {
   return sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
-    spawn_model_streamer(self, executor, req);
+    spawn_child(self);
     return {[](int) {}};
   });
+}
+
+[[nodiscard]] caf::actor start_streamer(caf::actor_system& sys, turn_executor_actor executor, ModelRequest req) {
+  return parent_of(sys, [=](caf::event_based_actor* self) { spawn_model_streamer(self, executor, req); });
 }
 
 }  // namespace
@@ -240,8 +246,7 @@ TEST_CASE("timers: the approval timeout counts from each request, not from an ea
   CHECK((*replies)[1].note.find("within 30 s") != std::string::npos);
 }
 
-// A turn executor with a parent the test keeps (the executor is linked to it and would go with
-// it): the parent's exit kills the task, as a conversation's crash would.
+// A turn executor and the parent it is linked to (see parent_of).
 struct Task {
   caf::actor parent;
   turn_executor_actor executor;
@@ -249,9 +254,8 @@ struct Task {
 
 Task spawn_task(TestSystem& t, conversation_actor conversation) {
   auto executor = std::make_shared<turn_executor_actor>();
-  auto parent = t.sys->spawn([=](caf::event_based_actor* self) -> caf::behavior {
+  auto parent = parent_of(*t.sys, [=](caf::event_based_actor* self) {
     *executor = spawn_turn_executor(self, conversation, {}, {}, {});
-    return {[](int) {}};
   });
   t.run();
   return {parent, *executor};
@@ -294,9 +298,7 @@ TEST_CASE("timers: a stream paused at its start and resumed before it ran still 
   t.run();
   t.advance(5000ms);
   CHECK(log->done);
-  CHECK(log->errors.size() == 1);
-  if (!log->errors.empty())
-    CHECK(log->errors[0] == "stream disconnected before completion: idle timeout waiting for SSE");
+  CHECK(log->errors == std::vector<std::string>{"stream disconnected before completion: idle timeout waiting for SSE"});
   caf::anon_send_exit(task.parent, caf::exit_reason::user_shutdown);  // and its executor, if still running
   t.run();
 }
