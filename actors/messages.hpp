@@ -125,16 +125,18 @@ struct ModelRequest {
 // Streamed results of a model request, batched per network read.
 struct ModelEvents {
   uint64_t seq = 0;
+  uint32_t attempt = 0;  // of the request: a retried attempt's late events are stale
   std::vector<ModelEvent> events;
   Claim claim;  // goes on with the events the executor makes of these (see DeliveryWindow)
-  LLMX_FIELDS(v("seq", s.seq); v("events", s.events))
+  LLMX_FIELDS(v("seq", s.seq); v("attempt", s.attempt); v("events", s.events))
 };
 
 // The model request is being retried (shown to clients as `stream_error`).
 struct ModelRetrying {
   uint64_t seq = 0;
+  uint32_t attempt = 0;  // the attempt given up: what it still streams is dropped
   std::string message;
-  LLMX_FIELDS(v("seq", s.seq); v("message", s.message))
+  LLMX_FIELDS(v("seq", s.seq); v("attempt", s.attempt); v("message", s.message))
 };
 
 // An `auto` provider refused a Responses request as an API it does not serve: the request goes on

@@ -33,6 +33,7 @@ class StreamHandler : public http::Handler {
       : streamer_(std::move(streamer)),
         executor_(std::move(executor)),
         seq_(seq),
+        attempt_(attempt),
         reader_(attempt, std::move(call_id_prefix), wire),
         last_activity_(std::move(last_activity)),
         window_(std::move(window)) {}
@@ -74,7 +75,7 @@ class StreamHandler : public http::Handler {
   void deliver(std::vector<ModelEvent>& events) {
     if (events.empty()) return;
     auto claim = window_->issue(events.size());
-    caf::anon_send(executor_, ModelEvents{seq_, std::move(events), std::move(claim)});
+    caf::anon_send(executor_, ModelEvents{seq_, attempt_, std::move(events), std::move(claim)});
   }
   void report() {
     reported_ = true;
@@ -84,6 +85,7 @@ class StreamHandler : public http::Handler {
   model_streamer_actor streamer_;
   turn_executor_actor executor_;
   uint64_t seq_;
+  uint32_t attempt_;
   ModelStreamReader reader_;
   std::shared_ptr<std::atomic<int64_t>> last_activity_;
   std::shared_ptr<DeliveryWindow> window_;
@@ -170,7 +172,9 @@ void retry_later(streamer_ptr self, int64_t delay_ms, std::string notice) {
   if (st.http_id) http::Client::shared().cancel(st.http_id);
   st.http_id = 0;
   ++st.idle_generation;  // the pending idle check belongs to the dead attempt
-  self->send(st.executor, ModelRetrying{st.request.seq, std::move(notice)});
+  // The cancel reaches the HTTP thread later: what the attempt reads until then arrives after
+  // this notice, and the task drops it by its attempt number.
+  self->send(st.executor, ModelRetrying{st.request.seq, st.attempt, std::move(notice)});
   self->delayed_send(self, std::chrono::milliseconds(delay_ms), retry_atom::value, st.attempt + 1);
 }
 

@@ -64,6 +64,7 @@ void TaskLoop::finish(Steps& out, bool aborted) {
 void TaskLoop::request(Steps& out, History input, std::vector<ToolSpec> tools) {
   auto req = std::make_unique<ModelRequest>();
   req->seq = ++seq_;
+  retired_attempt_ = 0;
   req->prompt = base_prompt(spec_.config, spec_.conversation_id, spec_.model);
   req->prompt.input = std::move(input);
   req->prompt.tools = std::move(tools);
@@ -137,8 +138,8 @@ void TaskLoop::finish_compaction(Steps& out) {
 
 // --- the model's answers ---------------------------------------------------------------------
 
-void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out) {
-  if (done_ || seq != seq_) return;
+void TaskLoop::on_model_events(uint64_t seq, uint32_t attempt, std::vector<ModelEvent>& events, Steps& out) {
+  if (done_ || seq != seq_ || attempt <= retired_attempt_) return;
   KeptVector<EventMsgTag, EventMsg, 512> buffer;
   auto& msgs = buffer.items;
   msgs.reserve(2 * events.size());  // a text delta shows as two events
@@ -152,8 +153,9 @@ void TaskLoop::on_model_events(uint64_t seq, std::vector<ModelEvent>& events, St
   if (logic_.response_complete()) on_response_complete(out);
 }
 
-void TaskLoop::on_model_retrying(uint64_t seq, const std::string& message, Steps& out) {
+void TaskLoop::on_model_retrying(uint64_t seq, uint32_t attempt, const std::string& message, Steps& out) {
   if (done_ || seq != seq_) return;
+  retired_attempt_ = std::max(retired_attempt_, attempt);
   (compact_logic_ ? *compact_logic_ : logic_).reset_response();
   emit(out, StreamErrorEvent{message});
 }

@@ -77,9 +77,11 @@ class TaskLoop {
   TaskLoop(TaskSpec spec, ToolContext tools);
 
   void start(Steps& out);
-  // Streamed model output of request `seq` (stale sequence numbers are ignored).
-  void on_model_events(uint64_t seq, std::vector<ModelEvent>& events, Steps& out);
-  void on_model_retrying(uint64_t seq, const std::string& message, Steps& out);
+  // Streamed model output of request `seq`, read by its `attempt` (stale requests and attempts
+  // given up are ignored).
+  void on_model_events(uint64_t seq, uint32_t attempt, std::vector<ModelEvent>& events, Steps& out);
+  // Attempt `attempt` of request `seq` failed and another follows.
+  void on_model_retrying(uint64_t seq, uint32_t attempt, const std::string& message, Steps& out);
   // The provider does not serve Responses: this request went on over Chat, and so do the task's
   // later ones; the clients hear it once, as a warning.
   void on_wire_fallback(uint64_t seq, const std::string& reason, Steps& out);
@@ -122,6 +124,7 @@ class TaskLoop {
   std::vector<std::vector<UserInput>> pending_input_;
   TurnLogic logic_;
   uint64_t seq_ = 0;
+  uint32_t retired_attempt_ = 0;  // of request seq_: events of this attempt or earlier are stale
   bool done_ = false;
   // Tools: calls of the last response still to run (in order), the one running, its outputs.
   patch::TurnDiffTracker diffs_;

@@ -225,6 +225,7 @@ TEST_CASE("caf: TaskSpec round trip") {
 TEST_CASE("caf: ModelEvents round trip with every ModelEvent variant") {
   ModelEvents batch;
   batch.seq = 42;
+  batch.attempt = 3;
   batch.events = {
       TextDelta{"he"},
       ReasoningDelta{"thinking"},
@@ -237,6 +238,7 @@ TEST_CASE("caf: ModelEvents round trip with every ModelEvent variant") {
   };
   auto back = deserialize<ModelEvents>(serialize(batch));
   CHECK(back.seq == 42);
+  CHECK(back.attempt == 3);
   REQUIRE(back.events.size() == batch.events.size());
   for (size_t i = 0; i < batch.events.size(); ++i) {
     CAPTURE(i);
@@ -283,7 +285,7 @@ TEST_CASE("caf: messages cross a registered actor system's serializer") {
   REQUIRE(back.match_elements<ConversationEvents>());
   CHECK(json::to_json(back.get_as<ConversationEvents>(0)) == json::to_json(ce));
 
-  ModelEvents me{7, {TextDelta{"x"}, Completed{TokenUsage{1, 0, 1, 0, 2}, "stop"}}};
+  ModelEvents me{7, 1, {TextDelta{"x"}, Completed{TokenUsage{1, 0, 1, 0, 2}, "stop"}}};
   auto back2 = roundtrip(caf::make_message(me, std::string("tail")));
   REQUIRE((back2.match_elements<ModelEvents, std::string>()));
   CHECK(json::to_json(back2.get_as<ModelEvents>(0)) == json::to_json(me));

@@ -87,10 +87,10 @@ TEST_CASE("task loop: a plain answer is one request, the streamed events, and th
 
   steps.clear();
   auto stale = answer("old");
-  loop.on_model_events(seq + 7, stale, steps);  // another request's events: ignored
+  loop.on_model_events(seq + 7, 1, stale, steps);  // another request's events: ignored
   CHECK(steps.empty());
   auto events = answer("hi there");
-  loop.on_model_events(seq, events, steps);
+  loop.on_model_events(seq, 1, events, steps);
   n = names(steps);
   CHECK(has(n, "emit:agent_message_delta"));
   CHECK(has(n, "emit:agent_message"));
@@ -112,7 +112,7 @@ TEST_CASE("task loop: a tool call runs, its output joins the history, and the ne
   steps.clear();
   std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","hi"]})", "call-1"}},
                                Completed{std::nullopt, "tool_calls"}};
-  loop.on_model_events(seq, call, steps);
+  loop.on_model_events(seq, 1, call, steps);
   auto n = names(steps);
   REQUIRE(n.back() == "run");
   auto run = std::get<TaskLoop::Run>(steps.back());
@@ -147,7 +147,7 @@ TEST_CASE("task loop: input that arrives mid-task joins the next request, an int
   loop.inject({TextInput{"second"}});
   steps.clear();
   auto events = answer("one");
-  loop.on_model_events(seq, events, steps);
+  loop.on_model_events(seq, 1, events, steps);
   auto n = names(steps);
   CHECK(n.back() == "request");  // not finished: the injected input goes out
   CHECK(has(n, "emit:user_message"));
@@ -178,7 +178,7 @@ TEST_CASE("task loop: a manual compaction retries with less history after a cont
 
   steps.clear();
   auto summary = answer("the summary");
-  loop.on_model_events(second.seq, summary, steps);
+  loop.on_model_events(second.seq, 1, summary, steps);
   auto n = names(steps);
   CHECK(has(n, "emit:background_event"));  // what was trimmed is said
   CHECK(has(n, "replace"));
@@ -194,11 +194,46 @@ TEST_CASE("task loop: any other model failure ends the task with an error") {
   loop.start(steps);
   auto seq = last_request(steps).seq;
   steps.clear();
-  loop.on_model_retrying(seq, "reconnecting 1/5", steps);
+  loop.on_model_retrying(seq, 1, "reconnecting 1/5", steps);
   CHECK(names(steps) == std::vector<std::string>{"emit:stream_error"});
   steps.clear();
   loop.on_model_failed(seq, "401 unauthorized", steps);
   CHECK(names(steps) == std::vector<std::string>{"emit:error", "emit:task_complete", "finish"});
+}
+
+TEST_CASE("task loop: what a retried attempt still streams is dropped, and the next request starts clean") {
+  TaskLoop loop(spec("list"), tools());
+  TaskLoop::Steps steps;
+  loop.start(steps);
+  auto seq = last_request(steps).seq;
+  steps.clear();
+  // The first attempt gives up (an idle timeout); its cancel reaches the HTTP thread late, so a
+  // whole answer of it arrives after the notice. It must not end the turn or mix with attempt 2.
+  loop.on_model_retrying(seq, 1, "Reconnecting... 1/5", steps);
+  CHECK(names(steps) == std::vector<std::string>{"emit:stream_error"});
+  steps.clear();
+  std::vector<ModelEvent> late{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","old"]})", "call-old"}},
+                               Completed{std::nullopt, "tool_calls"}};
+  loop.on_model_events(seq, 1, late, steps);
+  CHECK(steps.empty());
+  std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","hi"]})", "call-1"}},
+                               Completed{std::nullopt, "tool_calls"}};
+  loop.on_model_events(seq, 2, call, steps);
+  REQUIRE(names(steps).back() == "run");
+  auto run = std::get<TaskLoop::Run>(steps.back());
+  CHECK(run.request.call_id == "call-1");
+
+  steps.clear();
+  ExecDone done;
+  done.call_id = "call-1";
+  done.exit_code = 0;
+  loop.on_exec(run.generation, done, steps);
+  REQUIRE(names(steps).back() == "request");
+  CHECK(last_request(steps).seq == seq + 1);
+  steps.clear();
+  auto events = answer("done");  // the new request's first attempt counts again
+  loop.on_model_events(seq + 1, 1, events, steps);
+  CHECK(names(steps).back() == "finish");
 }
 
 TEST_CASE("task loop: live output deltas are capped per stream") {
@@ -234,7 +269,7 @@ TEST_CASE("task loop: MCP tools are offered, a call goes to its server, an inter
   steps.clear();
   std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"mcp__docs__search", R"({"q":"serde"})", "call-9"}},
                                Completed{TokenUsage{}, "tool_calls"}};
-  loop.on_model_events(1, call, steps);
+  loop.on_model_events(1, 1, call, steps);
   n = names(steps);
   CHECK(has(n, "emit:mcp_tool_call_begin"));
   REQUIRE(n.back() == "call_mcp");
@@ -277,7 +312,7 @@ TEST_CASE("task loop: images for a model without vision: refused at the start, l
   loop.inject({LocalImageInput{"/tmp/only-an-image.png"}});
   steps.clear();
   auto events = answer("one");
-  loop.on_model_events(seq, events, steps);
+  loop.on_model_events(seq, 1, events, steps);
   auto n = names(steps);
   CHECK(has(n, "emit:warning"));
   CHECK(n.back() == "request");  // the text goes on, without the images
