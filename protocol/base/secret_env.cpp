@@ -1,6 +1,8 @@
 #include "protocol/base/secret_env.hpp"
 
-#include <cstdio>
+#include <sys/auxv.h>
+
+#include <cerrno>  // program_invocation_name
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -17,30 +19,16 @@ std::map<std::string, std::string>& store() {
   return s;
 }
 
-// The range of this process's initial environment block ([env_start, env_end) of
-// /proc/self/stat, fields 50 and 51): what /proc/<pid>/environ shows.
+// The strings the kernel laid out on the stack at exec, where /proc/<pid>/environ reads the
+// environment: from argv[0]'s string (argv's strings come first) to the executable's name, which
+// the kernel puts right above the environment's (AT_EXECFN). Read from memory: /proc costs a
+// file read before `initialize` is answered, and may not be mounted at all.
 bool initial_env_block(uintptr_t* begin, uintptr_t* end) {
-  std::FILE* f = std::fopen("/proc/self/stat", "re");
-  if (!f) return false;
-  char buf[2048];
-  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = 0;
-  const char* p = std::strrchr(buf, ')');  // the command name may contain spaces
-  if (!p) return false;
-  // Field 3 starts after ") "; count on to fields 50 and 51.
-  int field = 2;
-  unsigned long long values[2] = {0, 0};
-  for (const char* tok = p + 1; *tok;) {
-    while (*tok == ' ') ++tok;
-    if (!*tok) break;
-    ++field;
-    if (field == 50 || field == 51) values[field - 50] = std::strtoull(tok, nullptr, 10);
-    while (*tok && *tok != ' ') ++tok;
-  }
-  if (!values[0] || values[1] <= values[0]) return false;
-  *begin = uintptr_t(values[0]);
-  *end = uintptr_t(values[1]);
+  const auto first = reinterpret_cast<uintptr_t>(program_invocation_name);
+  const auto above = static_cast<uintptr_t>(getauxval(AT_EXECFN));
+  if (!first || above <= first) return false;
+  *begin = first;
+  *end = above;
   return true;
 }
 
@@ -78,6 +66,7 @@ size_t seal_secret_env() {
     found.push_back({std::string(kv.substr(0, eq)), *e});
     store()[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
   }
+  if (found.empty()) return 0;
   uintptr_t begin = 0, end = 0;
   const bool block = initial_env_block(&begin, &end);
   for (const auto& f : found) {

@@ -5,11 +5,11 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "protocol/config/config.hpp"
+#include "protocol/base/files.hpp"
 #include "protocol/base/text.hpp"
 
 namespace llmx {
@@ -84,11 +84,15 @@ bool reserved(std::string_view key) {
 }  // namespace
 
 void load_dotenv(const std::string& home) {
-  std::ifstream f(fs::path(home) / ".env");
-  if (!f) return;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  // Read whole, not through a stream: it runs before every `initialize` answer, and a first
+  // stream costs the process its locale set-up (README, "Cold start").
+  const auto content = files::read(home + "/.env");
+  if (!content) return;
+  for (std::string_view rest = *content; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     std::string_view l = text::trim_view(line, kSpace);
     if (l.empty() || l.front() == '#') continue;
     if (l.starts_with("export ")) l = text::trim_view(l.substr(7), kSpace);

@@ -337,7 +337,7 @@ TEST_CASE("config: .env is loaded except LLMX_ keys") {
              "not a pair\n"
              "LLMX_API_KEY=from-dotenv\n"
              "llmx_lower=from-dotenv\n"
-             "LLMXTEST_OVERRIDE=new\n");
+             "LLMXTEST_OVERRIDE=new");  // the last line needs no line end
   EnvGuard a("LLMXTEST_PLAIN", std::nullopt), b("LLMXTEST_EXPORTED", std::nullopt), c("LLMXTEST_DQ", std::nullopt),
       d("LLMXTEST_SQ", std::nullopt), e("LLMXTEST_EMPTY", std::nullopt), f("LLMXTEST_SPACED", std::nullopt),
       g("LLMX_API_KEY", std::string("from-env")), h("llmx_lower", std::nullopt),
