@@ -291,7 +291,9 @@ turn_executor_actor::behavior_type turn_executor_impl(executor_ptr self, convers
       },
       [=](ModelEvents& batch) {
         self->state.claim = std::move(batch.claim);
-        run([&](TaskLoop& loop, TaskLoop::Steps& out) { loop.on_model_events(batch.seq, batch.attempt, batch.events, out); });
+        run([&](TaskLoop& loop, TaskLoop::Steps& out) {
+          loop.on_model_events(batch.seq, batch.attempt, batch.events, out);
+        });
         self->state.claim = {};  // no events came of them: handled
       },
       [=](ModelRetrying& r) {
