@@ -72,6 +72,12 @@ std::vector<ModelEvent> answer(std::string text, int64_t total_tokens = 10) {
   return {TextDelta{text}, ItemDone{assistant(text)}, Completed{u, "stop"}};
 }
 
+// A response that asks for one shell command (`argv_json`, as the model writes it) as call `id`.
+std::vector<ModelEvent> shell_call(std::string argv_json, std::string id) {
+  return {ItemDone{FunctionCallItem{"shell", R"({"command":)" + argv_json + "}", std::move(id)}},
+          Completed{std::nullopt, "tool_calls"}};
+}
+
 }  // namespace
 
 TEST_CASE("task loop: a plain answer is one request, the streamed events, and the end") {
@@ -110,8 +116,7 @@ TEST_CASE("task loop: a tool call runs, its output joins the history, and the ne
   loop.start(steps);
   auto seq = last_request(steps).seq;
   steps.clear();
-  std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","hi"]})", "call-1"}},
-                               Completed{std::nullopt, "tool_calls"}};
+  auto call = shell_call(R"(["echo","hi"])", "call-1");
   loop.on_model_events(seq, 1, call, steps);
   auto n = names(steps);
   REQUIRE(n.back() == "run");
@@ -212,12 +217,10 @@ TEST_CASE("task loop: what a retried attempt still streams is dropped, and the n
   loop.on_model_retrying(seq, 1, "Reconnecting... 1/5", steps);
   CHECK(names(steps) == std::vector<std::string>{"emit:stream_error"});
   steps.clear();
-  std::vector<ModelEvent> late{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","old"]})", "call-old"}},
-                               Completed{std::nullopt, "tool_calls"}};
+  auto late = shell_call(R"(["echo","old"])", "call-old");
   loop.on_model_events(seq, 1, late, steps);
   CHECK(steps.empty());
-  std::vector<ModelEvent> call{ItemDone{FunctionCallItem{"shell", R"({"command":["echo","hi"]})", "call-1"}},
-                               Completed{std::nullopt, "tool_calls"}};
+  auto call = shell_call(R"(["echo","hi"])", "call-1");
   loop.on_model_events(seq, 2, call, steps);
   REQUIRE(names(steps).back() == "run");
   auto run = std::get<TaskLoop::Run>(steps.back());
