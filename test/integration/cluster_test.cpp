@@ -10,11 +10,9 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <set>
 #include <thread>
-
-#include <sstream>
 
 #include "protocol/store/rollout.hpp"
 #include "test/support/harness.hpp"
@@ -25,28 +23,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// User + system CPU seconds of a process (from /proc).
-double cpu_seconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto rp = stat.rfind(')');
-  if (rp == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(rp + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::stol(field);
-    if (i == 15) stime = std::stol(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
 struct Cluster {
   TempDir home{"llmx-cluster"};
   MockLlm mock;
   std::vector<std::unique_ptr<NodeProcess>> nodes;
-  explicit Cluster(int n) {
-    for (int i = 0; i < n; ++i) nodes.push_back(std::make_unique<NodeProcess>(home.path(), mock.url()));
+  // With `own_keys`, node i streams with the API key `node-i` (a node resolves the key from its
+  // own environment), so the mock's recorded headers tell which node ran which turn.
+  explicit Cluster(int n, bool own_keys = false) {
+    for (int i = 0; i < n; ++i) {
+      EnvVars env;
+      if (own_keys) env.emplace_back("LLMX_API_KEY", "node-" + std::to_string(i));
+      nodes.push_back(std::make_unique<NodeProcess>(home.path(), mock.url(), std::vector<std::string>{}, env));
+    }
   }
   McpOptions front(std::vector<std::string> extra = {}) {
     McpOptions o;
@@ -59,11 +47,9 @@ struct Cluster {
 }  // namespace
 
 TEST_CASE("cluster: a front with three nodes spreads 300 conversations over them and answers every one") {
-  Cluster c(3);
+  Cluster c(3, true);
   McpClient mcp(c.home.path(), c.mock.url(), c.front());
   mcp.initialize();
-  std::vector<double> cpu_before;
-  for (auto& n : c.nodes) cpu_before.push_back(cpu_seconds(n->process().pid()));
   std::vector<std::string> ids;
   for (int i = 0; i < 300; ++i) ids.push_back(mcp.call_llmx("@mock:echo conversation " + std::to_string(i)));
   for (int i = 0; i < 300; ++i) {
@@ -72,9 +58,18 @@ TEST_CASE("cluster: a front with three nodes spreads 300 conversations over them
     REQUIRE_FALSE(result_is_error(resp));
     CHECK(result_text(resp) == "echo: conversation " + std::to_string(i));
   }
-  // Each node did a share of the work (the front itself runs none of the turns).
-  for (size_t i = 0; i < c.nodes.size(); ++i)
-    CHECK_MESSAGE(cpu_seconds(c.nodes[i]->process().pid()) - cpu_before[i] > 0.02, "node " << i << " stayed idle");
+  // Each node ran a share of the turns, and the front itself ran none (its key is `test`).
+  std::map<std::string, int> by_key;
+  const Message headers(http_get(c.mock.url(), "/_mock/headers"));
+  for (auto h : headers.at("/headers").get_array().value_unsafe())
+    ++by_key[std::string(h["authorization"].get_string().value_unsafe())];
+  int total = 0;
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    const int n = by_key["Bearer node-" + std::to_string(i)];
+    CHECK_MESSAGE(n > 0, "node " << i << " stayed idle");
+    total += n;
+  }
+  CHECK(total == 300);
   // Every rollout is in the front's store, written out when the front shuts down at EOF.
   mcp.close_stdin();
   CHECK(mcp.wait_exit(30s).describe() == "exit code 0");
