@@ -20,6 +20,7 @@
 #include "engine_entry.hpp"
 #include "first_line.hpp"
 #include "heap_policy.hpp"
+#include "leak_check.hpp"
 #include "protocol/base/runtime_library.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "protocol/config/config.hpp"
@@ -69,6 +70,7 @@ decltype(&llmx_engine_main) load_engine() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  llmx::cli::settle_threads_before_leak_check();
   // `llmx-mcp-server` (the seed's binary name, installed as a link to llmx) is `llmx mcp-server`.
   std::vector<char*> args(argv, argv + argc);
   if (std::string_view(argv[0]).ends_with("/llmx-mcp-server") || std::string_view(argv[0]) == "llmx-mcp-server") {
