@@ -141,29 +141,29 @@ TEST_CASE("faults: a 10 MB single event arrives whole") {
 TEST_CASE("faults: JSON split at every byte, invalid UTF-8, empty and truncated answers") {
   Provider p;
   auto bytewise = p.exec("@mock:bytewise");
-  CHECK(bytewise.ok());
+  CHECK_MESSAGE(bytewise.ok(), bytewise.problem());
   CHECK(bytewise.last_message() == kMockAnswer);
 
   auto bad_utf8 = p.exec("@mock:non_utf8");
-  CHECK(bad_utf8.ok());
+  CHECK_MESSAGE(bad_utf8.ok(), bad_utf8.problem());
   CHECK(contains(bad_utf8.last_message(), "\xEF\xBF\xBD"));  // U+FFFD where the bytes were invalid
 
   auto empty = p.exec("@mock:empty");
-  CHECK(empty.ok());
+  CHECK_MESSAGE(empty.ok(), empty.problem());
   CHECK(empty.events.back().text("/msg/last_agent_message") == "null");
 
   auto no_finish = p.exec("@mock:no_finish");
-  CHECK(no_finish.ok());
+  CHECK_MESSAGE(no_finish.ok(), no_finish.problem());
   CHECK_FALSE(no_finish.last_message().empty());
 
   auto length = p.exec("@mock:length");
-  CHECK(length.ok());
+  CHECK_MESSAGE(length.ok(), length.problem());
   bool warned = false;
   for (const auto& e : length.events) warned |= e.str_or("/msg/type", "") == "warning";
   CHECK(warned);
 
   auto filtered = p.exec("@mock:content_filter dialect=azure");
-  CHECK(filtered.ok());
+  CHECK_MESSAGE(filtered.ok(), filtered.problem());
   bool filter_warning = false;
   for (const auto& e : filtered.events)
     filter_warning |= e.str_or("/msg/type", "") == "warning" && contains(e.str("/msg/message"), "content filter");
