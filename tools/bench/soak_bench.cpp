@@ -1,5 +1,6 @@
 #include "soak_bench.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -170,7 +171,9 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
     ++files;
     std::ifstream in(e.path(), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto loaded = rollout::load(text);
+    // Replayed with the server's own budget for kept user messages (the auto-compaction limit
+    // lowers it to 8,000 bytes), so the length is what the server held, not the 80 KB default's.
+    auto loaded = rollout::load(text, {}, std::min<size_t>(rollout::kUserMessageBudgetBytes, kCompactTokens));
     if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
     compactions += loaded.compactions;
     longest_history = std::max(longest_history, loaded.history.size());
