@@ -1,6 +1,5 @@
 #include "soak_bench.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "actors/compaction.hpp"
 #include "bench_stats.hpp"
 #include "process.hpp"
 #include "protocol/base/json_reader.hpp"
@@ -165,15 +165,18 @@ void soak_rows(const SoakBenchEnv& env, const std::function<void(std::string)>& 
   // Every rollout must load (no bad lines), whatever its conversation went through.
   // Compactions show that the histories stay bounded: without them the RSS is the histories.
   size_t files = 0, unreadable = 0, compactions = 0, longest_history = 0;
+  // Replayed with the budget for kept user messages the server used under its auto-compaction
+  // limit, so the length is what the server held, not what the loader's 80 KB default would keep.
+  Config cfg;
+  cfg.model_auto_compact_token_limit = kCompactTokens;
+  const size_t user_budget = compaction::user_message_budget(cfg, models::spec_of({}, cfg.model, WireApi::chat));
   for (const auto& e : fs::recursive_directory_iterator(home / "sessions")) {
     // Rollouts only: the listing's `.index.jsonl` beside them is not one.
     if (!e.is_regular_file() || !e.path().filename().string().starts_with("rollout-")) continue;
     ++files;
     std::ifstream in(e.path(), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Replayed with the server's own budget for kept user messages (the auto-compaction limit
-    // lowers it to 8,000 bytes), so the length is what the server held, not the 80 KB default's.
-    auto loaded = rollout::load(text, {}, std::min<size_t>(rollout::kUserMessageBudgetBytes, kCompactTokens));
+    auto loaded = rollout::load(text, {}, user_budget);
     if (!loaded.meta || loaded.bad_lines > 0 || loaded.truncated_last_line) ++unreadable;
     compactions += loaded.compactions;
     longest_history = std::max(longest_history, loaded.history.size());
