@@ -175,13 +175,9 @@ ToolFlow::Step ToolFlow::on_exec(const ExecDone& done, std::vector<EventMsg>& ev
   }
   if (phase_ == Phase::first_run && !done.killed && !done.timed_out && done.spawn_error.empty() &&
       ctx_.sandbox.mode != SandboxMode::danger_full_access && !escalated_ && !unsandboxed_fallback_) {
-    sandbox::ExecResult r;
-    r.exit_code = static_cast<int>(done.exit_code);
-    r.signal = done.signal;
-    r.stdout_text = done.stdout_text;
-    r.stderr_text = done.stderr_text;
-    r.aggregated = done.aggregated;
-    if (sandbox::is_sandbox_denial(r, true)) {
+    const sandbox::DenialFacts facts{static_cast<int>(done.exit_code), done.timed_out, done.stdout_text,
+                                     done.stderr_text, done.aggregated, {}};
+    if (sandbox::is_sandbox_denial(facts, true)) {
       auto action = sandbox::on_sandbox_denial(ctx_.approval, already_approved_);
       if (action == sandbox::DenialAction::retry_unsandboxed) {
         finish_exec(done, events);

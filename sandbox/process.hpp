@@ -53,8 +53,20 @@ struct ExecResult {
   std::string spawn_error;
 };
 
-// engine.md §6.6: whether a failed result looks like the sandbox said no (drives the retry).
-bool is_sandbox_denial(const ExecResult& result, bool sandboxed);
+// What denial detection reads of a finished command. Views: a caller holding the output in another
+// shape (the exec actor's ExecDone) checks it without copying up to three megabytes of output.
+struct DenialFacts {
+  int exit_code = -1;
+  bool timed_out = false;
+  std::string_view stdout_text, stderr_text, aggregated, spawn_error;
+};
+
+// engine.md §6.6: whether a failed command looks like the sandbox said no (drives the retry).
+bool is_sandbox_denial(const DenialFacts& facts, bool sandboxed);
+inline bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
+  return is_sandbox_denial(DenialFacts{r.exit_code, r.timed_out, r.stdout_text, r.stderr_text, r.aggregated, r.spawn_error},
+                           sandboxed);
+}
 
 class ProcessHandler {
  public:

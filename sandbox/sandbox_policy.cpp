@@ -260,7 +260,7 @@ int PreparedSandbox::restrict_self(const char** step) const noexcept {
 }
 
 // engine.md §6.6. Timeouts are reported as timeouts, never as denials.
-bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
+bool is_sandbox_denial(const DenialFacts& r, bool sandboxed) {
   if (!sandboxed || r.exit_code == 0 || r.timed_out) return false;
   static constexpr std::string_view kKeywords[] = {"operation not permitted",
                                                    "permission denied",
@@ -269,14 +269,14 @@ bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
                                                    "sandbox",
                                                    "landlock",
                                                    "failed to write file"};
-  auto contains_icase = [](const std::string& haystack, std::string_view needle) {
+  auto contains_icase = [](std::string_view haystack, std::string_view needle) {
     auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
                           [](char a, char b) { return std::tolower((unsigned char)a) == b; });
     return it != haystack.end();
   };
-  for (const std::string* text : {&r.stdout_text, &r.stderr_text, &r.aggregated, &r.spawn_error})
+  for (std::string_view text : {r.stdout_text, r.stderr_text, r.aggregated, r.spawn_error})
     for (auto k : kKeywords)
-      if (contains_icase(*text, k)) return true;
+      if (contains_icase(text, k)) return true;
   if (r.exit_code == 2 || r.exit_code == 126 || r.exit_code == 127) return false;
   return r.exit_code == 128 + SIGSYS;
 }

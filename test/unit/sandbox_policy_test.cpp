@@ -164,4 +164,9 @@ TEST_CASE("sandbox: denial detection follows §6.6") {
   CHECK(is_sandbox_denial(s, true));
   s.spawn_error = "failed to run `nope`: No such file or directory";
   CHECK_FALSE(is_sandbox_denial(s, true));
+  // The same rules over views of output held elsewhere (the exec actor's answer).
+  const std::string out = "mkdir: cannot create directory 'x': Read-only file system";
+  CHECK(is_sandbox_denial(DenialFacts{1, false, "", out, out, ""}, true));
+  CHECK_FALSE(is_sandbox_denial(DenialFacts{1, true, "", out, out, ""}, true));
+  CHECK_FALSE(is_sandbox_denial(DenialFacts{0, false, "", out, out, ""}, true));
 }
