@@ -118,12 +118,9 @@ std::vector<std::string> find_git_entries(const std::string& root, const GitScan
   const uint64_t scan = ++c.scans;
   size_t scanned = 0;
   auto enter = [&](int depth) {
-    ++scanned;
     const Listing* l = visit(c, scan);
-    if (!l) {
-      --scanned;  // only directories count
-      return;
-    }
+    if (!l) return;  // only the directories read count against the limit
+    ++scanned;
     if (l->has_git) found.push_back(c.path == "/" ? "/.git" : c.path + "/.git");
     c.frames.push_back({l, 0, c.path.size(), depth});
   };
