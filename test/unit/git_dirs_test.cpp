@@ -87,6 +87,35 @@ TEST_CASE("git dirs: a change within the file system's clock tick of the last li
   CHECK(scan(dir.path()) == under(dir, {"fresh"}));
 }
 
+TEST_CASE("git dirs: a listing older than the clock tick is what a rescan reads, until its directory changes") {
+  test::ScratchDir dir;
+  fs::create_directories(dir.at("old/y"));
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  auto set_mtime = [&](const std::string& name, time_t ago) {
+    const timespec t{now.tv_sec - ago, 0};
+    const timespec times[2] = {t, t};
+    REQUIRE(::utimensat(AT_FDCWD, (name.empty() ? dir.path() : dir.at(name)).c_str(), times, 0) == 0);
+  };
+  for (const char* name : {"", "old", "old/y"}) set_mtime(name, 60);
+  CHECK(scan(dir.path()).empty());
+  // A change that leaves every mtime as it was goes unseen: the rescan read the cache, one stat
+  // per directory (the file system's own clock never allows this, see the case above).
+  fs::create_directories(dir.at("old/y/.git"));
+  set_mtime("old/y", 60);
+  CHECK(scan(dir.path()).empty());
+  // The mtime moved: read again.
+  set_mtime("old/y", 59);
+  CHECK(scan(dir.path()) == under(dir, {"old/y"}));
+  // Replaced by another directory (another inode) with the old mtimes: read again.
+  fs::create_directories(dir.at("old/y2/z/.git"));
+  fs::remove_all(dir.at("old/y"));
+  fs::rename(dir.at("old/y2"), dir.at("old/y"));
+  set_mtime("old", 60);
+  set_mtime("old/y", 59);
+  CHECK(scan(dir.path()) == under(dir, {"old/y/z"}));
+}
+
 TEST_CASE("git dirs: depth and directory limits") {
   test::ScratchDir dir;
   fs::create_directories(dir.at("1/2/3/.git"));
