@@ -63,10 +63,6 @@ struct DenialFacts {
 
 // engine.md §6.6: whether a failed command looks like the sandbox said no (drives the retry).
 bool is_sandbox_denial(const DenialFacts& facts, bool sandboxed);
-inline bool is_sandbox_denial(const ExecResult& r, bool sandboxed) {
-  const DenialFacts facts{r.exit_code, r.timed_out, r.stdout_text, r.stderr_text, r.aggregated, r.spawn_error};
-  return is_sandbox_denial(facts, sandboxed);
-}
 
 class ProcessHandler {
  public:
