@@ -101,9 +101,7 @@ bool list(const std::string& path, const struct stat& st, Listing& out) {
 const Listing* visit(RootCache& c, uint64_t scan) {
   struct stat st {};
   if (::lstat(c.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
-  auto it = c.dirs.find(c.path);
-  if (it == c.dirs.end()) it = c.dirs.try_emplace(c.path).first;
-  Listing& l = it->second;
+  Listing& l = c.dirs.try_emplace(c.path).first->second;  // copies the path only when it is new
   if (!unchanged(l, st) && !list(c.path, st, l)) return nullptr;  // left unmarked: dropped below
   l.scan = scan;
   return &l;
@@ -142,7 +140,7 @@ std::vector<std::string> find_git_entries(const std::string& root, const GitScan
     enter(depth);
   }
   // What this scan did not reach (vanished, unreadable, past the limits) is forgotten.
-  for (auto it = c.dirs.begin(); it != c.dirs.end();) it = it->second.scan == scan ? std::next(it) : c.dirs.erase(it);
+  std::erase_if(c.dirs, [scan](const auto& entry) { return entry.second.scan != scan; });
   return found;
 }
 

@@ -100,10 +100,12 @@ std::string format_exec_output(std::string_view aggregated, int exit_code, doubl
                                bool timed_out, int64_t timeout_ms) {
   // Only a timeout puts a line before the output; otherwise the output is read in place (it can
   // be a megabyte, and only about 10 KB of it is kept).
+  std::string_view body = aggregated;
   std::string with_note;
-  if (timed_out)
-    with_note.append("command timed out after " + std::to_string(timeout_ms) + " milliseconds\n").append(aggregated);
-  std::string_view body = timed_out ? std::string_view(with_note) : aggregated;
+  if (timed_out) {
+    with_note = "command timed out after " + std::to_string(timeout_ms) + " milliseconds\n";
+    body = with_note.append(aggregated);
+  }
 
   std::string out = "Exit code: " + std::to_string(exit_code) + "\n";
   out += "Wall time: " + format_seconds(duration_seconds) + " seconds\n";
