@@ -7,6 +7,7 @@
 //   - the live bytes by call stack.
 // The soak's RSS creep (README, "Soak") was read this way; see the README for the command line.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,9 +17,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tools/llmx/start/heap_policy.hpp"
+
 namespace {
 
-constexpr uint64_t kMapped = 64 * 1024;  // llmx holds glibc's mmap threshold here (heap_policy.hpp)
+// Blocks this big are mapped on their own, outside the arenas (llmx holds the threshold).
+constexpr uint64_t kMapped = llmx::cli::kMmapThreshold;
 constexpr int kRegionBits = 26;          // glibc's non-main heaps: 64 MB, aligned to their size
 
 struct Block {
@@ -49,14 +53,19 @@ uint64_t now_ms = 0, reported_ms = 0, rss_pages = 0;
 int depth = 10;
 std::map<std::pair<std::string, uint64_t>, std::string> names;
 
+// The next hexadecimal field of a line; `p` moves past it.
 uint64_t hex(const char*& p) {
   while (*p == ' ') ++p;
   uint64_t v = 0;
-  for (;; ++p) {
-    if (*p >= '0' && *p <= '9') v = v * 16 + uint64_t(*p - '0');
-    else if (*p >= 'a' && *p <= 'f') v = v * 16 + uint64_t(*p - 'a' + 10);
-    else return v;
-  }
+  p = std::from_chars(p, p + std::strlen(p), v, 16).ptr;
+  return v;
+}
+
+// The module holding `ip`, or null.
+const Module* module_of(uint64_t ip) {
+  for (const auto& m : modules)
+    if (ip >= m.base && ip < m.end) return &m;
+  return nullptr;
 }
 
 // A function name without its template arguments and parameters.
@@ -76,9 +85,8 @@ void resolve(const std::vector<uint32_t>& traces) {
   std::map<std::string, std::vector<uint64_t>> wanted;
   for (uint32_t t : traces)
     for (int i = 0; i < depth && t; ++i, t = nodes[t].parent)
-      for (const auto& m : modules)
-        if (nodes[t].ip >= m.base && nodes[t].ip < m.end && !names.count({m.path, nodes[t].ip - m.base}))
-          wanted[m.path].push_back(nodes[t].ip - m.base);
+      if (const Module* m = module_of(nodes[t].ip); m && !names.count({m->path, nodes[t].ip - m->base}))
+        wanted[m->path].push_back(nodes[t].ip - m->base);
   for (auto& [path, offsets] : wanted) {
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
@@ -102,9 +110,8 @@ void resolve(const std::vector<uint32_t>& traces) {
 std::string stack(uint32_t t) {
   std::string s;
   for (int i = 0; i < depth && t; ++i, t = nodes[t].parent) {
-    std::string frame = "?";
-    for (const auto& m : modules)
-      if (nodes[t].ip >= m.base && nodes[t].ip < m.end) frame = names[{m.path, nodes[t].ip - m.base}];
+    const Module* m = module_of(nodes[t].ip);
+    const std::string frame = m ? names[{m->path, nodes[t].ip - m->base}] : "?";
     if (frame.starts_with("operator new") || frame.empty()) continue;
     s += (s.empty() ? "" : " < ") + frame;
   }
