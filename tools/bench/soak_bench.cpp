@@ -1,5 +1,6 @@
 #include "soak_bench.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
