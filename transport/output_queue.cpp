@@ -1,6 +1,15 @@
 #include "transport/output_queue.hpp"
 
 namespace llmx {
+namespace {
+
+void empty_out(std::string& buffer, size_t& offset) {
+  buffer.clear();
+  offset = 0;
+  if (buffer.capacity() > OutputQueue::kKeptBytes) buffer.shrink_to_fit();
+}
+
+}  // namespace
 
 void OutputQueue::push(std::string_view line) {
   lines_.append(line);
@@ -24,16 +33,12 @@ void OutputQueue::consumed(size_t n) {
   const bool from_lines = inside_line() || ahead_offset_ == ahead_.size();
   if (!from_lines) {
     ahead_offset_ += n;
-    if (ahead_offset_ == ahead_.size()) {
-      ahead_.clear();
-      ahead_offset_ = 0;
-    }
+    if (ahead_offset_ == ahead_.size()) empty_out(ahead_, ahead_offset_);
     return;
   }
   offset_ += n;
   if (offset_ == lines_.size()) {
-    lines_.clear();
-    offset_ = 0;
+    empty_out(lines_, offset_);
   } else if (offset_ > (1u << 20) && offset_ * 2 > lines_.size() && !inside_line()) {
     // Keep the unwritten tail only, so a backlog costs at most twice its size; once the written
     // part is the larger half, so each byte is moved about once (a 16 MiB backlog moved 15 MiB

@@ -95,6 +95,23 @@ TEST_CASE("output queue: a long backlog written in small steps keeps every byte,
   CHECK(rest == expected_lines);
 }
 
+TEST_CASE("output queue: a written-out backlog gives its memory back, a small one keeps its room") {
+  OutputQueue q;
+  const std::string line(1000, 'x');
+  for (int i = 0; i < 4000; ++i) q.push(line);  // 4 MB behind
+  CHECK(q.held() > 3 * OutputQueue::kKeptBytes);
+  drain(q, 64 * 1024);
+  CHECK(q.empty());
+  CHECK(q.held() <= OutputQueue::kKeptBytes);
+  for (int i = 0; i < 100; ++i) q.push(line);  // 100 KB: its room stays for the next lines
+  const size_t room = q.held();
+  drain(q, 4096);
+  CHECK(q.held() == room);
+  for (int i = 0; i < 2000; ++i) q.push_ahead(line);  // replies too
+  drain(q, 64 * 1024);
+  CHECK(q.held() <= OutputQueue::kKeptBytes + room);
+}
+
 TEST_CASE("output queue: clear drops everything") {
   OutputQueue q;
   q.push("a");
