@@ -26,14 +26,15 @@ class OutputQueue {
   void consumed(size_t n);
 
   size_t size() const { return (ahead_.size() - ahead_offset_) + (lines_.size() - offset_); }
-  // Bytes held for lines, written or not.
-  size_t held() const { return lines_.capacity() + ahead_.capacity(); }
-  // A queue that has been written out keeps this much room for the next lines and gives the rest
-  // back: kept, a slow client's largest backlog stayed resident for the life of the session, and
-  // the largest one so far grows with time (half of a long soak's RSS creep).
-  static constexpr size_t kKeptBytes = size_t{1} << 20;
   bool empty() const { return size() == 0; }
   void clear();
+
+  // A buffer that has been written out keeps its room for the next lines up to this size, and is
+  // freed whole past it: kept, a slow client's largest backlog stayed resident for the life of
+  // the session, and the largest one so far grows with time (half of a long soak's RSS creep).
+  static constexpr size_t kKeptBytes = size_t{1} << 20;
+  // Bytes held for lines, written or not (tests).
+  size_t held() const { return lines_.capacity() + ahead_.capacity(); }
 
  private:
   bool inside_line() const { return offset_ > 0 && lines_[offset_ - 1] != '\n'; }
