@@ -11,6 +11,7 @@
 #include "protocol/config/auth.hpp"
 #include "protocol/config/config_reader.hpp"
 #include "protocol/config/project_doc.hpp"
+#include "protocol/config/toml_guard.hpp"
 #include "protocol/base/text.hpp"
 
 namespace llmx {
@@ -70,7 +71,7 @@ std::string read_instructions_file(const PathSetting& p, const std::string& cwd,
 
 toml::table parse_config_text(const std::string& file, const std::string& text) {
   try {
-    return toml::parse(text, file);
+    return parse_toml(text, file);
   } catch (const toml::parse_error& err) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", file, err.source().begin.line, err.source().begin.column, err.description()));

@@ -1,14 +1,17 @@
 // config_layers_json: the settings' layers as JSON for v2 config/read.
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "protocol/base/files.hpp"
 #include "protocol/base/json_writer.hpp"
 #include "protocol/config/config.hpp"
 #include "protocol/config/config_reader.hpp"
+#include "protocol/config/toml_guard.hpp"
 
 namespace llmx {
 
@@ -79,12 +82,14 @@ ConfigLayersJson config_layers_json(const ConfigOverrides& o) {
   ConfigLayersJson out;
   out.user_file = llmx_home() + "/config.toml";
   toml::table user;
+  int error = 0;
+  auto text = files::read(out.user_file, &error);
+  if (!text && error != ENOENT && error != ENOTDIR)
+    throw ConfigError(fmt::format("{}: invalid configuration: cannot be read ({})", out.user_file, std::strerror(error)));
   try {
-    user = toml::parse_file(out.user_file);
+    if (text) user = parse_toml(*text, out.user_file);
   } catch (const toml::parse_error& e) {
-    std::error_code ec;
-    if (std::filesystem::exists(out.user_file, ec))
-      throw ConfigError(fmt::format("{}: invalid configuration: {}", out.user_file, e.description()));
+    throw ConfigError(fmt::format("{}: invalid configuration: {}", out.user_file, e.description()));
   }
   toml::table flags;
   apply_overrides(flags, o);

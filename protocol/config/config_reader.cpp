@@ -7,6 +7,7 @@
 
 #include "protocol/base/json_reader.hpp"
 #include "protocol/base/text.hpp"
+#include "protocol/config/toml_guard.hpp"
 
 namespace llmx::config_detail {
 
@@ -52,7 +53,7 @@ void set_path(toml::table& root, std::string_view path, toml::node&& value) {
 // override it came from.
 std::optional<toml::table> parse_labelled(const std::string& value_text, const std::string& label) {
   try {
-    return toml::parse(std::string_view("_x_ = " + value_text), std::string_view(label));
+    return parse_toml("_x_ = " + value_text, label);
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
@@ -291,7 +292,7 @@ bool apply_json_override(toml::table& root, const std::string& key, const RawJso
   std::string label = fmt::format("config override `{}`", key);
   toml::table parsed;
   try {
-    parsed = toml::parse(std::string_view(text.str()), std::string_view(label));
+    parsed = parse_toml(text.str(), label);
   } catch (const toml::parse_error& err) {
     throw ConfigError(fmt::format("{}: {}", label, err.description()));
   }

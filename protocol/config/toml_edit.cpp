@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "protocol/config/toml_guard.hpp"
+
 namespace llmx::toml_edit {
 
 namespace {
@@ -38,7 +40,7 @@ Path parse_key(std::string_view s, size_t& i) {
       while (end < s.size() && s[end] != '"' && s[end] != '\n') end += s[end] == '\\' ? 2 : 1;
       if (end >= s.size() || s[end] != '"') throw EditError("unterminated quoted key");
       try {
-        auto t = toml::parse(std::string("_x_ = ").append(s.substr(i, end + 1 - i)));
+        auto t = parse_toml(std::string("_x_ = ").append(s.substr(i, end + 1 - i)));
         part = t["_x_"].value_or(std::string());
       } catch (const toml::parse_error& e) {
         throw EditError(fmt::format("bad quoted key: {}", e.description()));
@@ -77,7 +79,7 @@ bool is_table_array(const toml::node& n) {
 toml::table parse_value(std::string_view value) {
   toml::table t;
   try {
-    t = toml::parse(std::string("_x_ = ").append(value));
+    t = parse_toml(std::string("_x_ = ").append(value));
   } catch (const toml::parse_error& e) {
     throw EditError(fmt::format("not a TOML value: `{}` ({})", value, e.description()));
   }
@@ -118,9 +120,11 @@ class Doc {
  public:
   explicit Doc(std::string_view text) : text_(text) {
     try {
-      root_ = toml::parse(text);
+      guard_ = guard_toml_text(text);
+      root_ = toml::parse(guard_.text ? std::string_view(*guard_.text) : text);
     } catch (const toml::parse_error& e) {
-      throw EditError(fmt::format("{}:{}: {}", e.source().begin.line, e.source().begin.column, e.description()));
+      auto at = guard_.original(e.source().begin);
+      throw EditError(fmt::format("{}:{}: {}", at.line, at.column, e.description()));
     }
     line_starts_.push_back(0);
     for (size_t i = 0; i < text.size(); ++i)
@@ -231,8 +235,9 @@ class Doc {
   const std::vector<Header>& headers() const { return headers_; }
 
  private:
-  // Byte offset of a toml++ position (columns count code points).
-  size_t offset(const toml::source_position& pos) const {
+  // Byte offset of a toml++ position (columns count code points; the guard's escapes do not).
+  size_t offset(toml::source_position pos) const {
+    pos = guard_.original(pos);
     size_t off = line_start(pos.line);
     for (uint32_t c = 1; c < pos.column && off < text_.size(); ++c) {
       auto b = static_cast<unsigned char>(text_[off]);
@@ -286,6 +291,7 @@ class Doc {
   }
 
   std::string_view text_;
+  GuardedToml guard_;  // toml++ read guard_.text where it is set
   toml::table root_;
   std::vector<size_t> line_starts_;
   std::string eol_ = "\n";

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "protocol/config/config_reader.hpp"
+#include "protocol/config/toml_guard.hpp"
 #include "protocol/base/ids.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/store/rollout.hpp"
@@ -105,7 +106,7 @@ UserSavedConfig read_saved_config(const Section& root) {
 UserSavedConfig user_saved_config_from_toml(std::string_view text, const std::string& file) {
   toml::table root;
   try {
-    root = toml::parse(text, std::string_view(file));
+    root = parse_toml(text, file);
   } catch (const toml::parse_error& err) {
     throw SavedConfigError(false, fmt::format("{}:{}:{}: {}", file, err.source().begin.line,
                                               err.source().begin.column, err.description()));

@@ -286,3 +286,11 @@ TEST_CASE("config_write: MCP servers are added, replaced and removed") {
                        ConfigError);
   CHECK_THROWS_AS(add_mcp_server(home.path(), "empty", McpServerConfig{}), ConfigError);
 }
+
+TEST_CASE("toml_edit: positions after an escape the TOML guard wrote are the document's own") {
+  // The guard hands toml++ `Ж` as `\u0416` (protocol/config/toml_guard.hpp), so toml++'s columns
+  // on that line run 5 ahead of the document's.
+  const std::string doc = "a = [\"\"\"\\\n  Жук\"\"\", 2] # keep\nb = 1\n";
+  CHECK(set_value(doc, "a", "[1]") == "a = [1] # keep\nb = 1\n");
+  CHECK(set_value(doc, "b", "3") == "a = [\"\"\"\\\n  Жук\"\"\", 2] # keep\nb = 3\n");
+}

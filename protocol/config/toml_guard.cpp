@@ -1,0 +1,174 @@
+#include "protocol/config/toml_guard.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace llmx {
+
+namespace {
+
+bool is_ascii(char c) { return static_cast<unsigned char>(c) < 0x80; }
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+bool is_break(char c) { return c == '\n' || c == '\r'; }
+
+// The code point of the UTF-8 sequence at s[i] and its length in bytes; nullopt when it is not a
+// well-formed scalar value, which toml++'s decoder rejects before it asks anything about it.
+std::optional<std::pair<char32_t, size_t>> decode(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char lead = byte(i);
+  size_t len = lead >= 0xF8 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+  if (len == 0 || i + len > s.size()) return std::nullopt;
+  char32_t cp = lead & (0x7Fu >> len);
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return std::nullopt;
+    cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+  }
+  static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter is overlong
+  if (cp < kSmallest[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  return std::pair{cp, len};
+}
+
+// One pass over the text, tracking whether it is inside a string or a comment and where it is
+// (line, and column in code points, as toml++ counts them).
+class Scan {
+ public:
+  Scan(std::string_view text, std::string_view source) : s_(text) {
+    if (!source.empty()) path_ = std::make_shared<const std::string>(source);
+  }
+
+  GuardedToml run() {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte order mark, which toml++ skips too
+    In in = In::outside;
+    while (i_ < s_.size()) {
+      char c = s_[i_];
+      switch (in) {
+        case In::outside:
+          if (c == '#') {
+            in = In::comment;
+          } else if (c == '"' || c == '\'') {
+            bool multi = run_of(c) >= 3;
+            in = c == '"' ? (multi ? In::ml_basic : In::basic) : (multi ? In::ml_literal : In::literal);
+            skip(multi ? 3 : 1);
+            continue;
+          } else if (!is_ascii(c)) {
+            fail("a non-ASCII character outside a string or comment (TOML allows them only there)");
+          }
+          break;
+        case In::comment:
+          if (c == '\n') in = In::outside;
+          break;
+        case In::literal:
+          if (c == '\'' || c == '\n') in = In::outside;
+          break;
+        case In::ml_literal:
+          if (c == '\'' && run_of('\'') >= 3) {
+            skip(run_of('\''));  // up to two of them are the string's own
+            in = In::outside;
+            continue;
+          }
+          break;
+        case In::basic:
+        case In::ml_basic:
+          if (c == '\\') {
+            escape(in == In::ml_basic);
+            continue;
+          }
+          if (c == '"' && (in == In::basic || run_of('"') >= 3)) {
+            skip(in == In::basic ? 1 : run_of('"'));
+            in = In::outside;
+            continue;
+          }
+          if (c == '\n' && in == In::basic) in = In::outside;  // unterminated: toml++ says so
+          break;
+      }
+      step();
+    }
+    if (out_.text) out_.text->append(s_.substr(copied_));
+    return std::move(out_);
+  }
+
+ private:
+  enum class In { outside, comment, basic, ml_basic, literal, ml_literal };
+
+  // At a backslash inside a basic string.
+  void escape(bool multi) {
+    step();
+    if (i_ >= s_.size()) return;
+    if (!is_ascii(s_[i_])) fail("a backslash followed by a non-ASCII character (not a valid escape)");
+    if (!multi || !(is_blank(s_[i_]) || is_break(s_[i_]))) {
+      step();  // the escaped character, so that `\"` does not end the string
+      return;
+    }
+    // A line-ending backslash: blanks, a line break, then every blank and break is trimmed.
+    while (i_ < s_.size() && is_blank(s_[i_])) step();
+    if (i_ < s_.size() && !is_ascii(s_[i_]))
+      fail("a backslash followed by a non-ASCII character (not a valid escape or line ending)");
+    if (i_ >= s_.size() || !is_break(s_[i_])) return;  // not a line ending: toml++ reports it
+    while (i_ < s_.size() && (is_blank(s_[i_]) || is_break(s_[i_]))) step();
+    if (i_ >= s_.size() || is_ascii(s_[i_])) return;
+    auto cp = decode(s_, i_);
+    if (!cp) return;
+    if (!out_.text) out_.text.emplace().reserve(s_.size() + 16);
+    out_.text->append(s_.substr(copied_, i_ - copied_));
+    auto code = static_cast<uint32_t>(cp->first);
+    bool small = code <= 0xFFFF;
+    out_.text->append(small ? fmt::format("\\u{:04X}", code) : fmt::format("\\U{:08X}", code));
+    out_.escapes.push_back({line_, column_, small ? 5u : 9u});
+    skip(cp->second);
+    copied_ = i_;
+  }
+
+  // Moves past one byte; a column is a code point, so continuation bytes do not count.
+  void step() {
+    if (s_[i_] == '\n') {
+      ++line_;
+      column_ = 1;
+    } else if ((static_cast<unsigned char>(s_[i_]) & 0xC0) != 0x80) {
+      ++column_;
+    }
+    ++i_;
+  }
+  void skip(size_t n) {
+    while (n-- > 0 && i_ < s_.size()) step();
+  }
+  size_t run_of(char c) const {
+    size_t k = i_;
+    while (k < s_.size() && s_[k] == c) ++k;
+    return k - i_;
+  }
+  [[noreturn]] void fail(const char* what) const {
+    throw toml::parse_error(what, toml::source_position{line_, column_}, path_);
+  }
+
+  std::string_view s_;
+  toml::source_path_ptr path_;
+  size_t i_ = 0;
+  toml::source_index line_ = 1, column_ = 1;
+  GuardedToml out_;
+  size_t copied_ = 0;  // how much of s_ out_.text holds
+};
+
+}  // namespace
+
+toml::source_position GuardedToml::original(toml::source_position p) const {
+  for (const auto& e : escapes) {
+    if (e.line != p.line || p.column <= e.column) continue;
+    p.column = p.column <= e.column + e.extra ? e.column : p.column - e.extra;
+    break;
+  }
+  return p;
+}
+
+GuardedToml guard_toml_text(std::string_view text, std::string_view source) {
+  return Scan(text, source).run();
+}
+
+toml::table parse_toml(std::string_view text, std::string_view source) {
+  auto guarded = guard_toml_text(text, source);
+  return toml::parse(guarded.text ? std::string_view(*guarded.text) : text, source);
+}
+
+}  // namespace llmx
