@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -46,27 +47,42 @@ class Scan {
       char c = s_[i_];
       switch (in) {
         case In::outside:
+          if (bare_ && !ends_bare(c)) {  // a bare value's own character, quotes and `=` included
+            if (!is_ascii(c)) fail(kOutside);
+            prev_ = c;
+            break;
+          }
+          bare_ = false;
           if (c == '#') {
             in = In::comment;
-          } else if (c == '"' || c == '\'') {
+          } else if ((c == '"' || c == '\'') && opens_string()) {
             bool multi = run_of(c) >= 3;
             in = c == '"' ? (multi ? In::ml_basic : In::basic) : (multi ? In::ml_literal : In::literal);
             skip(multi ? 3 : 1);
             continue;
           } else if (!is_ascii(c)) {
-            fail("a non-ASCII character outside a string or comment (TOML allows them only there)");
+            fail(kOutside);
+          } else {
+            structure(c);
           }
           break;
         case In::comment:
-          if (c == '\n') in = In::outside;
+          if (c == '\n') {
+            in = In::outside;
+            structure(c);
+          }
           break;
         case In::literal:
-          if (c == '\'' || c == '\n') in = In::outside;
+          if (c == '\'' || c == '\n') {
+            in = In::outside;
+            structure(c);
+          }
           break;
         case In::ml_literal:
           if (c == '\'' && run_of('\'') >= 3) {
             skip(run_of('\''));  // up to two of them are the string's own
             in = In::outside;
+            prev_ = c;
             continue;
           }
           break;
@@ -79,9 +95,13 @@ class Scan {
           if (c == '"' && (in == In::basic || run_of('"') >= 3)) {
             skip(in == In::basic ? 1 : run_of('"'));
             in = In::outside;
+            prev_ = c;
             continue;
           }
-          if (c == '\n' && in == In::basic) in = In::outside;  // unterminated: toml++ says so
+          if (c == '\n' && in == In::basic) {  // unterminated: toml++ says so
+            in = In::outside;
+            structure(c);
+          }
           break;
       }
       step();
@@ -92,6 +112,60 @@ class Scan {
 
  private:
   enum class In { outside, comment, basic, ml_basic, literal, ml_literal };
+
+  static constexpr const char* kOutside =
+      "a non-ASCII character outside a string or comment (TOML allows them only there)";
+
+  // toml++ reads a string only where a key or a value begins. A bare value (a number, date,
+  // boolean) it scans up to a terminator, quotes and `=` included (`1."x"`, `0:4/="x"`), so the
+  // guard must not take such a quote for the start of a string. Where a key or value begins is
+  // known from the last character that is not blank (prev_), whether a key is being read
+  // (in_key_: a `.` joins key parts but is a decimal point in a value), and whether a bare value
+  // is being read (bare_).
+  bool opens_string() const {
+    switch (prev_) {
+      case '\n': case '=': case '[': case ',': case '{': return true;
+      case '.': return in_key_;
+      default: return false;
+    }
+  }
+  static bool ends_bare(char c) {
+    return is_blank(c) || is_break(c) || c == ']' || c == '}' || c == ',' || c == '#';
+  }
+  // Follows the brackets outside strings and comments: headers and arrays (`[`), inline tables.
+  void structure(char c) {
+    if (is_blank(c) || c == '\r') return;
+    switch (c) {
+      case '\n':
+        if (nest_.empty()) in_key_ = true;  // the next statement begins with a key
+        break;
+      case '=':
+        in_key_ = false;
+        break;
+      case '[': {
+        bool header = in_key_ && (nest_.empty() || nest_.back() == Nest::header);
+        nest_.push_back(header ? Nest::header : Nest::array);
+        in_key_ = header;
+        break;
+      }
+      case '{':
+        nest_.push_back(Nest::table);
+        in_key_ = true;
+        break;
+      case ',':
+        if (!nest_.empty() && nest_.back() == Nest::table) in_key_ = true;
+        break;
+      case ']':
+      case '}':
+        if (!nest_.empty()) nest_.pop_back();
+        in_key_ = false;
+        break;
+      default:
+        if (!in_key_) bare_ = true;
+        break;
+    }
+    prev_ = c;
+  }
 
   // At a backslash inside a basic string.
   void escape(bool multi) {
@@ -149,6 +223,11 @@ class Scan {
   toml::source_index line_ = 1, column_ = 1;
   GuardedToml out_;
   size_t copied_ = 0;  // how much of s_ out_.text holds
+  enum class Nest { header, array, table };
+  std::vector<Nest> nest_;
+  char prev_ = '\n';
+  bool in_key_ = true;
+  bool bare_ = false;
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (protocol/config/config.hpp), which only read `$LLMX_HOME/config.toml`. So the input is written
 // there, in a scratch home made once per process under /tmp (never the user's HOME). Input: the
 // file, then optionally NUL-separated `-c key=value` overrides. ConfigError is how both report
-// bad input; anything else escaping is a finding.
+// bad input; anything else escaping is a finding. The same text then goes through toml_edit as a
+// client's config edit (config/value/write) would: the first override is the edit's path=value.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "fuzz_input.hpp"
 #include "protocol/config/config.hpp"
+#include "protocol/config/toml_edit.hpp"
 
 using namespace llmx;
 
@@ -66,6 +68,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     config_layers_json(o);
   } catch (const ConfigError&) {
+  }
+  std::string_view path = "model", value = "\"x\"";
+  if (parts.size() > 1)
+    if (auto eq = parts[1].find('='); eq != std::string_view::npos) {
+      path = parts[1].substr(0, eq);
+      value = parts[1].substr(eq + 1);
+    }
+  try {
+    (void)toml_edit::set_value(parts[0], path, value);
+  } catch (const toml_edit::EditError&) {
+  }
+  try {
+    (void)toml_edit::remove_value(parts[0], path);
+  } catch (const toml_edit::EditError&) {
   }
   return 0;
 }

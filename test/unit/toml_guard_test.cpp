@@ -55,6 +55,34 @@ TEST_CASE("toml_guard: text without the risky places is handed over as it is") {
   CHECK(t["e"].value_or(std::string()) == "é");
   // A byte order mark is not a character outside a string.
   CHECK(string_at("\xEF\xBB\xBFm = \"ш\"\n", "m") == "ш");
+  // Strings begin wherever a key or value does: dotted and header keys, arrays, inline tables.
+  const std::string nested =
+      "projects.\"/home/ü\".trust = 'x'\n"
+      "[ tables . \"й\" ]\n"
+      "a = [1, \"é\",\n  # c\n  'ш', [\"ж\"], { \"ы\" = \"q\", b.\"э\" = 1.5 }]\n"
+      "[[arr]]\n"
+      "\"ю\" = 2\n";
+  CHECK_FALSE(guard_toml_text(nested).text);
+  auto n = parse_toml(nested);
+  CHECK(n["projects"]["/home/ü"]["trust"].value_or(std::string()) == "x");
+  CHECK(n["tables"]["й"]["a"][1].value_or(std::string()) == "é");
+  CHECK(n["tables"]["й"]["a"][4]["b"]["э"].value_or(0.0) == 1.5);
+  CHECK(n["arr"][0]["ю"].value_or(0) == 2);
+}
+
+TEST_CASE("toml_guard: a quote inside a bare value does not begin a string") {
+  // toml++ scans a bare value up to a terminator, quotes included (the fuzzer's second find,
+  // through a client's config edit).
+  auto f = failure_of("_x_ = 063.0.0.1K:410\x06" "0\"é\"\n");
+  CHECK(f.column == 24);
+  CHECK(f.what.find("non-ASCII character outside") != std::string::npos);
+  CHECK(failure_of("a = 1.\"é\"\n").column == 8);
+  CHECK(failure_of("a = [1.'é']\n").column == 9);
+  CHECK(failure_of("a = { b = 2.\"é\" }\n").column == 14);
+  CHECK(failure_of("a = \"x\"\"é\"\n").column == 9);
+  CHECK(failure_of("_x_ = 0:41/tmn/llmx-f/=\"é\"\n").column == 25);  // the third find: `=`
+  CHECK(failure_of("a = 1[\"é\"]\n").column == 8);
+  CHECK(failure_of("a = [1 \"é\"]\n").column == 9);
 }
 
 TEST_CASE("toml_guard: a non-ASCII character outside strings and comments is an error at its place") {
