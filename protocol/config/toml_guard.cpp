@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "protocol/base/utf8.hpp"
+
 namespace llmx {
 
 namespace {
@@ -18,17 +20,10 @@ bool is_break(char c) { return c == '\n' || c == '\r'; }
 // The code point of the UTF-8 sequence at s[i] and its length in bytes; nullopt when it is not a
 // well-formed scalar value, which toml++'s decoder rejects before it asks anything about it.
 std::optional<std::pair<char32_t, size_t>> decode(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char lead = byte(i);
-  size_t len = lead >= 0xF8 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-  if (len == 0 || i + len > s.size()) return std::nullopt;
-  char32_t cp = lead & (0x7Fu >> len);
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return std::nullopt;
-    cp = (cp << 6) | (byte(i + k) & 0x3Fu);
-  }
-  static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter is overlong
-  if (cp < kSmallest[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  size_t len = utf8_sequence_length(s, i);
+  if (len < 2) return std::nullopt;
+  char32_t cp = static_cast<unsigned char>(s[i]) & (0x7Fu >> len);
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
   return std::pair{cp, len};
 }
 
