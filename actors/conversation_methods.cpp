@@ -102,7 +102,9 @@ void forward_to_listeners(session_ptr self, const std::string& conversation_id, 
     // Encoded once, in place, for however many listeners want it.
     next_line(lines);
     const size_t begin = lines.size();
-    api::append_event_notification(st.rpc, lines, ev, conversation_id);
+    st.listener_deltas.append(lines, conversation_id, ev, [&](std::string& out, const Event& e) {
+      api::append_event_notification(st.rpc, out, e, conversation_id);
+    });
     const size_t length = lines.size() - begin;
     for (size_t i = 1; i < interest.copies; ++i) {
       next_line(lines);

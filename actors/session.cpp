@@ -68,8 +68,9 @@ bool on_call_event(session_ptr self, const std::string& conversation_id, const E
   const auto& call = *step->call;
   if (step->forward) {
     next_line(lines);
-    st.rpc.notification(lines, "llmx/event",
-                        [&](json::Writer& w) { mcp::write_event_params(w, call.request_id, ev); });
+    st.call_deltas.append(lines, call.request_id.json, ev, [&](std::string& out, const Event& e) {
+      st.rpc.notification(out, "llmx/event", [&](json::Writer& w) { mcp::write_event_params(w, call.request_id, e); });
+    });
     if (step->progress)
       add_line(lines, st.rpc.notification("notifications/progress",
                                           mcp::progress_params(*call.progress_token, call.progress.progress(),

@@ -20,6 +20,7 @@
 #include "actors/session.hpp"
 #include "protocol/base/json_codec.hpp"
 #include "protocol/rpc/acp.hpp"
+#include "protocol/rpc/delta_lines.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
 #include "protocol/rpc/mcp.hpp"
 #include "protocol/rpc/handshake.hpp"
@@ -63,7 +64,9 @@ struct SessionState {
   // 2025 tasks/* requests waiting for the board, by request id (JSON): dropped when cancelled.
   std::set<std::string> task_waits;
   ToolCalls tool_calls;        // the MCP server's tools/call in flight
+  rpc::DeltaLines call_deltas;  // their streamed deltas' llmx/event lines, from kept prefixes
   Listeners listeners;         // v1 listeners (and the ones v2 threads attach)
+  rpc::DeltaLines listener_deltas;  // their streamed deltas' lines, from kept prefixes
   OutgoingRequests outgoing;   // approvals we asked the client, by request id
   // Conversations this session knows (created or resumed here, or looked up), by id; each is
   // monitored, and leaves this table when it ends.
