@@ -83,7 +83,7 @@ ConfigLayersJson config_layers_json(const ConfigOverrides& o) {
   out.user_file = llmx_home() + "/config.toml";
   toml::table user;
   int error = 0;
-  auto text = files::read(out.user_file, &error);
+  auto text = files::settings_cache().read(out.user_file, &error);
   if (!text && error != ENOENT && error != ENOTDIR)
     throw ConfigError(fmt::format("{}: invalid configuration: cannot be read ({})", out.user_file, std::strerror(error)));
   try {

@@ -120,8 +120,7 @@ class Doc {
  public:
   explicit Doc(std::string_view text) : text_(text) {
     try {
-      guard_ = guard_toml_text(text);
-      root_ = toml::parse(guard_.text ? std::string_view(*guard_.text) : text);
+      root_ = parse_toml(text, {}, guard_);
     } catch (const toml::parse_error& e) {
       auto at = guard_.original(e.source().begin);
       throw EditError(fmt::format("{}:{}: {}", at.line, at.column, e.description()));

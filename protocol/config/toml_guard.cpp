@@ -31,9 +31,7 @@ std::optional<std::pair<char32_t, size_t>> decode(std::string_view s, size_t i) 
 // (line, and column in code points, as toml++ counts them).
 class Scan {
  public:
-  Scan(std::string_view text, std::string_view source) : s_(text) {
-    if (!source.empty()) path_ = std::make_shared<const std::string>(source);
-  }
+  Scan(std::string_view text, std::string_view source) : s_(text), source_(source) {}
 
   GuardedToml run() {
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte order mark, which toml++ skips too
@@ -209,11 +207,13 @@ class Scan {
     return k - i_;
   }
   [[noreturn]] void fail(const char* what) const {
-    throw toml::parse_error(what, toml::source_position{line_, column_}, path_);
+    toml::source_path_ptr path;
+    if (!source_.empty()) path = std::make_shared<const std::string>(source_);
+    throw toml::parse_error(what, toml::source_position{line_, column_}, path);
   }
 
   std::string_view s_;
-  toml::source_path_ptr path_;
+  std::string_view source_;  // for errors: made a path only when one is thrown
   size_t i_ = 0;
   toml::source_index line_ = 1, column_ = 1;
   GuardedToml out_;
@@ -240,9 +240,14 @@ GuardedToml guard_toml_text(std::string_view text, std::string_view source) {
   return Scan(text, source).run();
 }
 
+toml::table parse_toml(std::string_view text, std::string_view source, GuardedToml& guard) {
+  guard = guard_toml_text(text, source);
+  return toml::parse(guard.text ? std::string_view(*guard.text) : text, source);
+}
+
 toml::table parse_toml(std::string_view text, std::string_view source) {
-  auto guarded = guard_toml_text(text, source);
-  return toml::parse(guarded.text ? std::string_view(*guarded.text) : text, source);
+  GuardedToml guard;
+  return parse_toml(text, source, guard);
 }
 
 }  // namespace llmx

@@ -1,6 +1,5 @@
 // Every parse of TOML text we did not write (config.toml, `-c` overrides, config edits from
-// clients) goes through parse_toml, or guard_toml_text where the caller needs positions in the
-// text itself; never toml::parse directly.
+// clients) goes through parse_toml; never toml::parse directly.
 //
 // Why: toml++ 3.x (Debian's) asks whether a non-ASCII code point is whitespace in a few places,
 // and for the code points its table leaves out (U+00A1-U+0499 among them: Latin-1 letters,
@@ -44,5 +43,8 @@ GuardedToml guard_toml_text(std::string_view text, std::string_view source = {})
 // toml::parse behind the guard; throws toml::parse_error like it. The positions in the table are
 // toml++'s own; they differ from the text's only after an escape on the same line.
 toml::table parse_toml(std::string_view text, std::string_view source = {});
+// The same, keeping in `guard` what the guard did, for a caller that needs positions in the text
+// itself (toml_edit places its edits by them: GuardedToml::original).
+toml::table parse_toml(std::string_view text, std::string_view source, GuardedToml& guard);
 
 }  // namespace llmx

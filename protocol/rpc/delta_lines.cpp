@@ -13,8 +13,9 @@ constexpr bool kWithIds = std::is_same_v<T, AgentMessageContentDeltaEvent> ||
                           std::is_same_v<T, ReasoningContentDeltaEvent> ||
                           std::is_same_v<T, ReasoningRawContentDeltaEvent>;
 template <class T>
-constexpr bool kTextOnly = std::is_same_v<T, AgentMessageDeltaEvent> || std::is_same_v<T, AgentReasoningDeltaEvent> ||
-                           std::is_same_v<T, AgentReasoningRawContentDeltaEvent>;
+constexpr bool kDelta = kWithIds<T> || std::is_same_v<T, AgentMessageDeltaEvent> ||
+                        std::is_same_v<T, AgentReasoningDeltaEvent> ||
+                        std::is_same_v<T, AgentReasoningRawContentDeltaEvent>;
 
 // The thread, turn and item ids of a content delta (null for the other kinds).
 struct Ids {
@@ -41,8 +42,7 @@ bool same(const SharedString& kept, const SharedString* id) { return id ? kept =
 std::optional<std::string_view> DeltaLines::delta_of(const Event& ev) {
   return std::visit(
       [](const auto& m) -> std::optional<std::string_view> {
-        using T = std::decay_t<decltype(m)>;
-        if constexpr (kWithIds<T> || kTextOnly<T>)
+        if constexpr (kDelta<std::decay_t<decltype(m)>>)
           return std::string_view(m.delta);
         else
           return std::nullopt;
@@ -74,16 +74,15 @@ const DeltaLines::Entry& DeltaLines::keep(std::string_view scope, const Event& e
   e.thread_id = ids.thread ? *ids.thread : SharedString();
   e.turn_id = ids.turn ? *ids.turn : SharedString();
   e.item_id = ids.item ? *ids.item : SharedString();
-  // `empty` is P "" S and `one` is P "x" S, when the writer puts the delta in once as a string:
-  // they share P and its opening quote, and S and its closing quote. Anything else (the delta
+  // `empty` is P "" S and `one` is P "x" S when the writer puts the delta in once, as a string:
+  // they part where `one` has the x, and the rest must be the same. Anything else (the delta
   // written twice, or changing more of the line) leaves the entry unused: every line is whole.
-  size_t head = 0, tail = 0;
-  while (head < empty.size() && empty[head] == one[head]) ++head;
-  while (tail < empty.size() && empty[empty.size() - 1 - tail] == one[one.size() - 1 - tail]) ++tail;
-  e.usable = one.size() == empty.size() + 1 && head >= 1 && tail >= 1 && head + tail == empty.size() &&
-             one.substr(head - 1, 3) == R"("x")";
-  e.prefix.assign(e.usable ? empty.substr(0, head - 1) : std::string_view());
-  e.suffix.assign(e.usable ? empty.substr(head + 1) : std::string_view());
+  size_t at = 0;
+  while (at < empty.size() && at < one.size() && empty[at] == one[at]) ++at;
+  e.usable = one.size() == empty.size() + 1 && at >= 1 && one.substr(at - 1, 3) == R"("x")" &&
+             empty.substr(at) == one.substr(at + 1);
+  e.prefix.assign(e.usable ? empty.substr(0, at - 1) : std::string_view());
+  e.suffix.assign(e.usable ? empty.substr(at + 1) : std::string_view());
   return e;
 }
 
@@ -91,7 +90,7 @@ Event DeltaLines::with_delta(const Event& ev, std::string_view delta) {
   Event out = ev;
   std::visit(
       [&](auto& m) {
-        if constexpr (kWithIds<std::decay_t<decltype(m)>> || kTextOnly<std::decay_t<decltype(m)>>) m.delta = delta;
+        if constexpr (kDelta<std::decay_t<decltype(m)>>) m.delta = delta;
       },
       out.msg.value);
   return out;

@@ -18,9 +18,9 @@ namespace llmx::rpc {
 class DeltaLines {
  public:
   // Appends the line of `ev` to `out`. `write(out, ev)` appends a line the ordinary way: it is
-  // called for every event that is not a delta, and twice per item and kind of delta to find where
-  // the delta's value sits in its line. `scope` is whatever else `write` puts in the line (a tools/call's request id),
-  // so a prefix is only reused where `write` would have written the same one.
+  // called for every event that is not a delta, and twice per item and kind of delta to find
+  // where the delta's value sits in its line. `scope` is whatever else `write` puts in the line
+  // (a tools/call's request id), so a prefix is only reused where `write` would make the same.
   template <class Write>
   void append(std::string& out, std::string_view scope, const Event& ev, Write&& write) {
     const auto delta = delta_of(ev);

@@ -3,6 +3,8 @@
 // make them (twice per item and kind of delta).
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "protocol/rpc/conversation_api.hpp"
 #include "protocol/rpc/delta_lines.hpp"
 #include "protocol/rpc/jsonrpc.hpp"
@@ -155,4 +157,22 @@ TEST_CASE("delta lines: a writer that puts the delta in twice is used for every 
   lines.append(out, "", legacy("1", "b"), twice);
   CHECK(out == R"({"delta":"a","again":"a"}{"delta":"b","again":"b"})");
   CHECK(calls == 4);  // the two probes, then each line whole
+}
+
+TEST_CASE("delta lines: a writer whose probes differ in more than the value is used for every line") {
+  rpc::DeltaLines lines;
+  int calls = 0;
+  auto drops_text = [&](std::string& out, const Event& ev) {  // the probe with text is the shorter
+    ++calls;
+    out += rpc::DeltaLines::delta_of(ev)->empty() ? R"({"delta":"","empty":true})" : "{}";
+  };
+  auto counts_bytes = [&](std::string& out, const Event& ev) {  // the same length, another byte
+    ++calls;
+    out += fmt::format(R"({{"size":{}}})", rpc::DeltaLines::delta_of(ev)->size());
+  };
+  std::string out;
+  lines.append(out, "a", legacy("1", "text"), drops_text);
+  lines.append(out, "b", legacy("1", "text"), counts_bytes);
+  CHECK(out == R"({}{"size":4})");
+  CHECK(calls == 6);  // two probes and the line itself, for each
 }
