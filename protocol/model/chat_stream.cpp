@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "protocol/base/json_writer.hpp"
 
@@ -82,6 +83,18 @@ ChatStreamParser::Status ChatStreamParser::on_data(std::string_view data, std::v
     complete(out);
     return Status::done;
   }
+  // An empty text is left to the parse: a chunk may carry its text under another key then.
+  if (auto piece = shape_.text_of(trimmed, parser_); piece && !piece->empty()) {
+    ++shape_reads_;
+    if (shape_reasoning_) {
+      reasoning_ += *piece;
+      out.push_back(ReasoningDelta{std::move(*piece)});
+    } else {
+      text_ += *piece;
+      out.push_back(TextDelta{std::move(*piece)});
+    }
+    return Status::more;
+  }
   std::string repaired;
   auto root = json::parse_repairing_utf8(parser_, trimmed, repaired);
   if (!root || !root->is_object()) return Status::more;  // garbage is skipped, the stream goes on
@@ -90,8 +103,49 @@ ChatStreamParser::Status ChatStreamParser::on_data(std::string_view data, std::v
     handle_error(err.value_unsafe());
     return Status::error;
   }
+  size_t before = out.size();
   handle_chunk(chunk, out);
+  if (shape_trials_ > 0 && repaired.empty() && out.size() == before + 1) learn_shape(trimmed, out.back());
   return Status::more;
+}
+
+void ChatStreamParser::learn_shape(std::string_view chunk, const ModelEvent& produced) {
+  const auto* r = produced.get_if<ReasoningDelta>();
+  const auto* t = produced.get_if<TextDelta>();
+  if (!r && !t) return;
+  bool reasoning = r != nullptr;
+  const std::string& text = reasoning ? r->text : t->text;
+  --shape_trials_;
+  static constexpr std::string_view text_keys[] = {"content"};
+  static constexpr std::string_view reasoning_keys[] = {"reasoning_content", "reasoning"};
+  // The candidate must hold the text this chunk yielded: a chunk may have both reasoning keys.
+  for (auto key : reasoning ? std::span<const std::string_view>(reasoning_keys) : std::span<const std::string_view>(text_keys))
+    if (shape_.learn(chunk, key) && shape_.text_of(chunk, parser_) == text && proves_shape(reasoning)) {
+      shape_reasoning_ = reasoning;
+      return;
+    }
+  shape_.forget();
+}
+
+// Two chunks of the candidate shape with different texts (one with escapes) must each yield
+// exactly that text and change nothing else. Two, so that a text found elsewhere in the chunk
+// cannot pass for the candidate's.
+bool ChatStreamParser::proves_shape(bool reasoning) const {
+  static constexpr std::pair<std::string_view, std::string_view> probes[] = {
+      {R"("probe one #")", "probe one #"}, {R"("probe \"two\" \u00e9 #")", "probe \"two\" \u00e9 #"}};
+  for (auto [token, text] : probes) {
+    ChatStreamParser probe(prefix_);
+    probe.shape_trials_ = 0;
+    std::vector<ModelEvent> got;
+    if (probe.on_data(shape_.with_token(token), got) != Status::more || got.size() != 1) return false;
+    const auto* r = got[0].get_if<ReasoningDelta>();
+    const auto* t = got[0].get_if<TextDelta>();
+    bool yields = reasoning ? r && r->text == text && probe.reasoning_ == text && probe.text_.empty()
+                            : t && t->text == text && probe.text_ == text && probe.reasoning_.empty();
+    if (!yields || probe.saw_finish_reason() || probe.usage_ || !probe.calls_.empty() || !probe.thinking_.empty())
+      return false;
+  }
+  return true;
 }
 
 void ChatStreamParser::handle_error(json::Element err) {

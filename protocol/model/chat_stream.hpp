@@ -11,7 +11,9 @@
 //     can be passed back (chat_request.hpp);
 //   * an `error` object ends the stream: retryable when it says rate limit, overload or server
 //     error (429/5xx), fatal otherwise;
-//   * a chunk with invalid UTF-8 is repaired (U+FFFD), not dropped.
+//   * a chunk with invalid UTF-8 is repaired (U+FFFD), not dropped;
+//   * once a chunk's shape around its text is proven, chunks of that shape are read without a
+//     parse (chunk_shape.hpp); what they yield is exactly what the parse would.
 #pragma once
 
 #include <map>
@@ -21,6 +23,7 @@
 
 #include "protocol/base/json_reader.hpp"
 #include "protocol/core/model_events.hpp"
+#include "protocol/model/chunk_shape.hpp"
 
 namespace llmx {
 
@@ -43,6 +46,10 @@ class ChatStreamParser {
   bool error_retryable() const { return error_retryable_; }
   bool finished() const { return done_; }
   bool saw_finish_reason() const { return !finish_reason_.empty(); }
+  // Off: every chunk is parsed whole (the fuzz target compares both ways).
+  void reuse_shapes(bool on) { shape_trials_ = on ? kShapeTrials : 0; }
+  // How many chunks were read by their shape, without a parse.
+  size_t shape_reads() const { return shape_reads_; }
 
  private:
   struct PendingCall {
@@ -60,6 +67,8 @@ class ChatStreamParser {
   void handle_error(json::Element err);
   void flush_items(std::vector<ModelEvent>& out);
   void complete(std::vector<ModelEvent>& out);
+  void learn_shape(std::string_view chunk, const ModelEvent& produced);
+  bool proves_shape(bool reasoning) const;
 
   std::string prefix_;
   json::Parser parser_;
@@ -74,6 +83,13 @@ class ChatStreamParser {
   bool done_ = false;
   std::string error_;
   bool error_retryable_ = false;
+  // A chunk that matches the proven shape is one more piece of text (or reasoning). A stream
+  // whose chunks keep changing shape stops trying after a few proofs: each costs three parses.
+  static constexpr int kShapeTrials = 8;
+  ChunkShape shape_;
+  bool shape_reasoning_ = false;
+  int shape_trials_ = kShapeTrials;
+  size_t shape_reads_ = 0;
 };
 
 }  // namespace llmx
