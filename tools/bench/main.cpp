@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   app.add_option("--llmx", env.llmx, "llmx binary");
   app.add_option("--mock", env.mock, "mock-llm binary");
   app.add_option("--parallel", parallel, "Parallel conversation counts")->delimiter(',');
+  app.add_option("--deltas", deltas, "Deltas of a long turn in the per-delta rows (a short one has a tenth)");
   app.add_option("--readme", readme, "Write the report between the bench markers of this README");
   std::vector<std::string> sections = {"startup", "turn", "parallel", "deltas",   "app",   "tools",
                                        "exec",    "mcp",  "threads",  "streamer", "nodes", "mcp-tasks",

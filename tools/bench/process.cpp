@@ -77,12 +77,16 @@ void Child::write_line(const std::string& line) { write_raw(line + "\n"); }
 std::optional<std::string> Child::read_line(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
-    auto nl = buf_.find('\n');
+    // Lines are cut by an offset, the buffer compacted once per read: erasing each line from
+    // the front moved the rest of a 64 KiB read per line, and made the bench the slow reader.
+    auto nl = buf_.find('\n', taken_);
     if (nl != std::string::npos) {
-      std::string line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
+      std::string line = buf_.substr(taken_, nl - taken_);
+      taken_ = nl + 1;
       return line;
     }
+    buf_.erase(0, taken_);
+    taken_ = 0;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{out_, POLLIN, 0};

@@ -37,6 +37,7 @@ class Child {
   int status_ = -1;  // exit code once reaped (127 when it could not start)
   int in_ = -1, out_ = -1;
   std::string buf_;
+  size_t taken_ = 0;  // bytes of buf_ already returned as lines
 };
 
 // Starts mock-llm from `binary` in `slot` (enough threads for every row's connections), at
