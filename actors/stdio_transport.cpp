@@ -169,13 +169,13 @@ void check_marks(writer_ptr self) {
 }
 
 // Queues one line, in order or ahead of the queued ones (see OutputQueue).
-void queue_line(writer_ptr self, const std::string& line, bool ahead) {
+void queue_line(writer_ptr self, std::string& line, bool ahead) {
   auto& st = self->state;
   if (st.broken) return;
   if (ahead)
     st.queue.push_ahead(line);
   else
-    st.queue.push(line);
+    st.queue.push(std::move(line));
   // The flush waits behind every line already in the mailbox, which under a burst is a second
   // of work or more: meanwhile the pipe is kept fed (and a reply ahead leaves) every couple of
   // milliseconds.

@@ -11,9 +11,20 @@ void empty_out(std::string& buffer, size_t& offset) {
 
 }  // namespace
 
-void OutputQueue::push(std::string_view line) {
-  lines_.append(line);
-  lines_.push_back('\n');
+void OutputQueue::push(std::string line) {
+  queued_ += line.size() + 1;
+  if (line.size() >= kJoinBelow) {
+    line.push_back('\n');
+    lines_.push_back(std::move(line));
+    return;
+  }
+  if (lines_.empty() || lines_.back().size() >= kJoinBelow) {
+    spare_.clear();
+    lines_.push_back(std::move(spare_));
+    spare_ = std::string();
+  }
+  lines_.back().append(line);
+  lines_.back().push_back('\n');
 }
 
 void OutputQueue::push_ahead(std::string_view line) {
@@ -22,9 +33,9 @@ void OutputQueue::push_ahead(std::string_view line) {
 }
 
 std::string_view OutputQueue::next() const {
-  std::string_view rest(lines_);
-  rest.remove_prefix(offset_);
-  if (inside_line()) return rest.substr(0, rest.find('\n') + 1);  // lines_ always ends in '\n'
+  std::string_view rest;
+  if (!lines_.empty()) rest = std::string_view(lines_.front()).substr(offset_);
+  if (inside_line()) return rest.substr(0, rest.find('\n') + 1);  // a buffer always ends in '\n'
   if (ahead_offset_ < ahead_.size()) return std::string_view(ahead_).substr(ahead_offset_);
   return rest;
 }
@@ -37,21 +48,29 @@ void OutputQueue::consumed(size_t n) {
     return;
   }
   offset_ += n;
-  if (offset_ == lines_.size()) {
-    empty_out(lines_, offset_);
-  } else if (offset_ > (1u << 20) && offset_ * 2 > lines_.size() && !inside_line()) {
-    // Keep the unwritten tail only, so a backlog costs at most twice its size; once the written
-    // part is the larger half, so each byte is moved about once (a 16 MiB backlog moved 15 MiB
-    // per MiB written); at a line boundary, so a reply still never lands inside a line.
-    lines_.erase(0, offset_);
-    offset_ = 0;
-  }
+  queued_ -= n;
+  if (offset_ < lines_.front().size()) return;
+  // The buffer is out: the largest one within kKeptBytes stays as room for the next lines.
+  std::string& done = lines_.front();
+  if (done.capacity() <= kKeptBytes && done.capacity() > spare_.capacity()) spare_ = std::move(done);
+  lines_.pop_front();
+  offset_ = 0;
+}
+
+size_t OutputQueue::held() const {
+  // Heap bytes only: an empty string's own room is inside it.
+  static const size_t inline_room = std::string().capacity();
+  auto heap = [](const std::string& s) { return s.capacity() > inline_room ? s.capacity() : 0; };
+  size_t bytes = heap(spare_) + heap(ahead_);
+  for (const auto& buffer : lines_) bytes += heap(buffer);
+  return bytes;
 }
 
 void OutputQueue::clear() {
   lines_.clear();
-  lines_.shrink_to_fit();
   offset_ = 0;
+  queued_ = 0;
+  spare_ = std::string();
   ahead_.clear();
   ahead_.shrink_to_fit();
   ahead_offset_ = 0;

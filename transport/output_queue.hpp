@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,18 +15,20 @@ namespace llmx {
 
 class OutputQueue {
  public:
-  // Queues one line in order (the newline is added).
-  void push(std::string_view line);
+  // Queues one line in order (the newline is added). A large line (a batch of a conversation's
+  // lines) is kept as it comes, moved in, not copied; small ones are joined into one buffer, so
+  // a write still takes many of them.
+  void push(std::string line);
   // Queues one line to go before every line pushed in order that has not started yet.
   void push_ahead(std::string_view line);
 
   // The bytes to write next: the rest of the line being written, else the replies ahead, else
-  // the queued lines. Empty when nothing is queued.
+  // the queued lines (of one buffer). Empty when nothing is queued.
   std::string_view next() const;
   // `n` bytes of next() were written.
   void consumed(size_t n);
 
-  size_t size() const { return (ahead_.size() - ahead_offset_) + (lines_.size() - offset_); }
+  size_t size() const { return (ahead_.size() - ahead_offset_) + queued_; }
   bool empty() const { return size() == 0; }
   void clear();
 
@@ -33,14 +36,18 @@ class OutputQueue {
   // freed whole past it: kept, a slow client's largest backlog stayed resident for the life of
   // the session, and the largest one so far grows with time (half of a long soak's RSS creep).
   static constexpr size_t kKeptBytes = size_t{1} << 20;
+  // Lines shorter than this are joined into the last buffer while it is shorter than this too.
+  static constexpr size_t kJoinBelow = size_t{64} << 10;
   // Bytes held for lines, written or not (tests).
-  size_t held() const { return lines_.capacity() + ahead_.capacity(); }
+  size_t held() const;
 
  private:
-  bool inside_line() const { return offset_ > 0 && lines_[offset_ - 1] != '\n'; }
+  bool inside_line() const { return offset_ > 0 && lines_.front()[offset_ - 1] != '\n'; }
 
-  std::string lines_;
-  size_t offset_ = 0;  // bytes of lines_ already written
+  std::deque<std::string> lines_;  // each buffer ends in '\n'
+  size_t offset_ = 0;              // bytes of lines_.front() already written
+  size_t queued_ = 0;              // bytes of lines_ not yet written
+  std::string spare_;              // a written-out buffer, room for the next small lines
   std::string ahead_;
   size_t ahead_offset_ = 0;
 };

@@ -103,10 +103,15 @@ TEST_CASE("output queue: a written-out backlog gives its memory back, a small on
   drain(q, 64 * 1024);
   CHECK(q.empty());
   CHECK(q.held() <= OutputQueue::kKeptBytes);
-  for (int i = 0; i < 100; ++i) q.push(line);  // 100 KB: its room stays for the next lines
+  for (int i = 0; i < 100; ++i) q.push(line);  // 100 KB: room stays for the next lines
   const size_t room = q.held();
   drain(q, 4096);
-  CHECK(q.held() == room);
+  const size_t kept = q.held();
+  CHECK(kept > 0);
+  CHECK(kept <= room);
+  for (int i = 0; i < 50; ++i) q.push(line);  // they fit the kept room: nothing new is held
+  CHECK(q.held() == kept);
+  drain(q, 4096);
   for (int i = 0; i < 2000; ++i) q.push_ahead(line);  // replies too
   drain(q, 64 * 1024);
   CHECK(q.held() <= OutputQueue::kKeptBytes + room);
@@ -131,4 +136,21 @@ TEST_CASE("pause marks: behind past the mark, caught up only below a quarter of 
   CHECK(marks.update(250) == false);
   CHECK_FALSE(marks.behind());
   CHECK_FALSE(marks.update(900));   // below the mark again: no news
+}
+
+TEST_CASE("output queue: a large line is kept as it came, small ones are joined into one write") {
+  OutputQueue q;
+  std::string big(OutputQueue::kJoinBelow + 10, 'x');
+  big.reserve(big.size() + 1);  // room for the newline: the queue takes the buffer itself
+  const char* bytes = big.data();
+  q.push(std::move(big));
+  CHECK(q.next().data() == bytes);
+  CHECK(q.next().size() == OutputQueue::kJoinBelow + 11);
+  q.consumed(q.next().size());
+  for (int i = 0; i < 100; ++i) q.push("line" + std::to_string(i));
+  std::string expected;
+  for (int i = 0; i < 100; ++i) expected += "line" + std::to_string(i) + "\n";
+  CHECK(q.next() == expected);  // one buffer: one write takes them all
+  q.consumed(q.next().size());
+  CHECK(q.empty());
 }
