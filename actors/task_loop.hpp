@@ -104,7 +104,9 @@ class TaskLoop {
   const History& history() const { return history_; }
 
  private:
-  void emit(Steps& out, EventMsg msg) { out.push_back(Emit{std::move(msg)}); }
+  // Built in place: an EventMsg is a wide variant, and each move of one visits it (a delta's two
+  // events were moved five times on their way out).
+  void emit(Steps& out, EventMsg&& msg) { out.emplace_back(std::in_place_type<Emit>, std::move(msg)); }
   void emit_all(Steps& out, std::vector<EventMsg>& msgs);
   void record(Steps& out, std::vector<ResponseItem> items);
   void finish(Steps& out, bool aborted);

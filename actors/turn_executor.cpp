@@ -97,7 +97,7 @@ void carry_out(executor_ptr self, TaskLoop::Steps& steps) {
   st.outbox.reserve(st.outbox.size() + steps.size());  // one allocation per batch, not log2(deltas)
   for (auto& step : steps) {
     if (auto* e = std::get_if<TaskLoop::Emit>(&step)) {
-      st.outbox.push_back(Event{st.sub_id, std::move(e->msg)});
+      st.outbox.emplace_back(st.sub_id, std::move(e->msg));
     } else if (auto* r = std::get_if<TaskLoop::Record>(&step)) {
       flush(self);
       self->send(st.conversation, RecordItems{std::move(r->items)});
