@@ -72,6 +72,7 @@ void ToolCalls::answer(ToolCall& call, CallStep& step, std::string text, bool is
 
 void ToolCalls::end(std::map<std::string, ToolCall>::iterator it, CallStep& step) {
   ended_ = std::move(it->second);
+  if (it == last_) last_ = calls_.end();
   calls_.erase(it);
   step.call = &ended_;
   step.ended = true;
@@ -84,8 +85,9 @@ const ToolCall* ToolCalls::running(const std::string& conversation_id) const {
 
 std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, const Event& ev,
                                             mcp::ProgressReporter::Clock::time_point now) {
-  auto it = calls_.find(conversation_id);
+  auto it = last_ != calls_.end() && last_->first == conversation_id ? last_ : calls_.find(conversation_id);
   if (it == calls_.end() || ev.id != it->second.sub_id) return std::nullopt;
+  last_ = it;
   auto& call = it->second;
   CallStep step;
   bool live = !call.cancelled;

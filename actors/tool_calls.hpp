@@ -41,6 +41,9 @@ struct CallStep {
 
 class ToolCalls {
  public:
+  ToolCalls() = default;
+  ToolCalls(const ToolCalls&) = delete;  // last_ points into calls_
+  ToolCalls& operator=(const ToolCalls&) = delete;
   // A tools/call whose conversation is being created or looked up.
   void starting(const rpc::Id& id);
   // Its conversation could not be had: forget it.
@@ -77,6 +80,9 @@ class ToolCalls {
   void end(std::map<std::string, ToolCall>::iterator it, CallStep& step);
 
   std::map<std::string, ToolCall> calls_;  // by conversation id
+  // The call of the last event: a batch's events are all of one conversation (the map's find
+  // compared ids a few times per delta). end() forgets it.
+  std::map<std::string, ToolCall>::iterator last_ = calls_.end();
   ToolCall ended_;                         // the call the last event ended (CallStep points here)
   std::map<std::string, bool> starting_;   // by request id JSON: cancelled before it started
 };

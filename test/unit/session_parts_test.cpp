@@ -198,3 +198,30 @@ TEST_CASE("outgoing requests: one approval event, the right request per route, a
   CHECK_FALSE(out.take(second));  // answered once
   CHECK(out.size() == 1);
 }
+
+TEST_CASE("tool calls: events of interleaved conversations find their own call, also after one ended") {
+  ToolCalls calls;
+  calls.starting(id(1));
+  REQUIRE(calls.start(id(1), "c1", {}, "1", std::nullopt));
+  calls.starting(id(2));
+  REQUIRE(calls.start(id(2), "c2", {}, "2", std::nullopt));
+  for (int i = 0; i < 3; ++i) {
+    auto a = calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"a"}));
+    REQUIRE(a);
+    CHECK(a->call->request_id == id(1));
+    auto b = calls.on_event("c2", ev("2", AgentMessageDeltaEvent{"b"}));
+    REQUIRE(b);
+    CHECK(b->call->request_id == id(2));
+  }
+  auto done = calls.on_event("c1", ev("1", TaskCompleteEvent{std::string("ok")}));
+  REQUIRE(done);
+  CHECK(done->ended);
+  CHECK_FALSE(calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"late"})));  // gone with its call
+  calls.starting(id(3));
+  REQUIRE(calls.start(id(3), "c1", {}, "3", std::nullopt));  // the conversation's next call
+  CHECK_FALSE(calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"old turn"})));
+  auto next = calls.on_event("c1", ev("3", AgentMessageDeltaEvent{"new"}));
+  REQUIRE(next);
+  CHECK(next->call->request_id == id(3));
+  REQUIRE(calls.on_event("c2", ev("2", AgentMessageDeltaEvent{"b"})));
+}
