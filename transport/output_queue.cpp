@@ -19,9 +19,14 @@ void OutputQueue::push(std::string line) {
     return;
   }
   if (lines_.empty() || lines_.back().size() >= kJoinBelow) {
-    spare_.clear();
-    lines_.push_back(std::move(spare_));
-    spare_ = std::string();
+    if (spares_.empty()) {
+      lines_.emplace_back().reserve(2 * kJoinBelow);  // filled below kJoinBelow, one line more fits
+    } else {
+      spare_bytes_ -= spares_.back().capacity();
+      lines_.push_back(std::move(spares_.back()));
+      spares_.pop_back();
+      lines_.back().clear();
+    }
   }
   lines_.back().append(line);
   lines_.back().push_back('\n');
@@ -50,9 +55,12 @@ void OutputQueue::consumed(size_t n) {
   offset_ += n;
   queued_ -= n;
   if (offset_ < lines_.front().size()) return;
-  // The buffer is out: the largest one within kKeptBytes stays as room for the next lines.
+  // The buffer is out: it stays as room for the next lines while the spares hold little.
   std::string& done = lines_.front();
-  if (done.capacity() <= kKeptBytes && done.capacity() > spare_.capacity()) spare_ = std::move(done);
+  if (done.capacity() >= kJoinBelow && spare_bytes_ + done.capacity() <= kKeptBytes) {
+    spare_bytes_ += done.capacity();
+    spares_.push_back(std::move(done));
+  }
   lines_.pop_front();
   offset_ = 0;
 }
@@ -61,7 +69,7 @@ size_t OutputQueue::held() const {
   // Heap bytes only: an empty string's own room is inside it.
   static const size_t inline_room = std::string().capacity();
   auto heap = [](const std::string& s) { return s.capacity() > inline_room ? s.capacity() : 0; };
-  size_t bytes = heap(spare_) + heap(ahead_);
+  size_t bytes = spare_bytes_ + heap(ahead_);
   for (const auto& buffer : lines_) bytes += heap(buffer);
   return bytes;
 }
@@ -70,7 +78,9 @@ void OutputQueue::clear() {
   lines_.clear();
   offset_ = 0;
   queued_ = 0;
-  spare_ = std::string();
+  spares_.clear();
+  spares_.shrink_to_fit();
+  spare_bytes_ = 0;
   ahead_.clear();
   ahead_.shrink_to_fit();
   ahead_offset_ = 0;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace llmx {
 
@@ -47,7 +48,10 @@ class OutputQueue {
   std::deque<std::string> lines_;  // each buffer ends in '\n'
   size_t offset_ = 0;              // bytes of lines_.front() already written
   size_t queued_ = 0;              // bytes of lines_ not yet written
-  std::string spare_;              // a written-out buffer, room for the next small lines
+  // Written-out buffers, room for the next small lines (at most kKeptBytes of them): a backlog
+  // that comes and goes reuses its pages instead of faulting in fresh ones each time.
+  std::vector<std::string> spares_;
+  size_t spare_bytes_ = 0;
   std::string ahead_;
   size_t ahead_offset_ = 0;
 };
