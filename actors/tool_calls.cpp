@@ -84,7 +84,7 @@ const ToolCall* ToolCalls::running(const std::string& conversation_id) const {
 }
 
 std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, const Event& ev,
-                                            mcp::ProgressReporter::Clock::time_point now) {
+                                            std::optional<mcp::ProgressReporter::Clock::time_point> now) {
   auto it = last_ != calls_.end() && last_->first == conversation_id ? last_ : calls_.find(conversation_id);
   if (it == calls_.end() || ev.id != it->second.sub_id) return std::nullopt;
   last_ = it;
@@ -93,7 +93,7 @@ std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, 
   bool live = !call.cancelled;
   step.forward = live;
   // Progress stops once the call has its answer (an error event answers before the turn ends).
-  if (live && !call.answered && call.progress_token) step.progress = call.progress.on_event(ev.msg, now);
+  if (live && !call.answered && call.progress_token) step.progress = call.progress.on_event(ev.msg, now ? *now : mcp::ProgressReporter::Clock::now());
   step.ask_approval =
       live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>() ||
                ev.msg.is<ElicitationRequestEvent>());

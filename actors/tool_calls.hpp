@@ -69,8 +69,9 @@ class ToolCalls {
   // The call running in a conversation.
   const ToolCall* running(const std::string& conversation_id) const;
   // One event of a conversation; nullopt when no call of ours owns it.
+  // `now` is read only for a call that reports progress (unset: the clock's).
   std::optional<CallStep> on_event(const std::string& conversation_id, const Event& ev,
-                                   mcp::ProgressReporter::Clock::time_point now = mcp::ProgressReporter::Clock::now());
+                                   std::optional<mcp::ProgressReporter::Clock::time_point> now = std::nullopt);
   bool empty() const { return calls_.empty(); }
 
  private:
