@@ -25,6 +25,7 @@ class TaskLoop {
  public:
   // An event for the client (and the rollout), in order with everything else.
   struct Emit {
+    explicit Emit(EventMsg&& m) : msg(std::move(m)) {}
     EventMsg msg;
   };
   // Items to append to the conversation's history (their raw_response_item events come first).

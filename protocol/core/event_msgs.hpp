@@ -241,6 +241,11 @@ using EventMsg = OneOf<
 
 // `{"id": <submission id>, "msg": EventMsg}`.
 struct Event {
+  Event() = default;
+  // Constructed, not aggregate, so a batch's vector builds it in place (emplace_back): each move
+  // of the wide EventMsg variant visits it.
+  Event(std::string id_, EventMsg&& msg_) : id(std::move(id_)), msg(std::move(msg_)) {}
+  Event(std::string id_, const EventMsg& msg_) : id(std::move(id_)), msg(msg_) {}
   std::string id;
   EventMsg msg;
   LLMX_FIELDS(v("id", s.id); v("msg", s.msg))
