@@ -12,6 +12,11 @@ namespace {
 
 rpc::Id id(int64_t n) { return rpc::Id::from_int(n); }
 Event ev(std::string sub, EventMsg msg) { return Event{std::move(sub), std::move(msg)}; }
+// Request n starts a call in `conversation`, its submission id n, without progress.
+const ToolCall* start_call(ToolCalls& calls, int64_t n, const std::string& conversation) {
+  calls.starting(id(n));
+  return calls.start(id(n), conversation, {}, std::to_string(n), std::nullopt);
+}
 ExecApprovalRequestEvent exec_ask() {
   ExecApprovalRequestEvent e;
   e.call_id = "call-1";
@@ -60,10 +65,8 @@ TEST_CASE("tool calls: a call's events become notifications, approvals and one f
 
 TEST_CASE("tool calls: a second call into a conversation whose call still runs is refused, the first keeps its place") {
   ToolCalls calls;
-  calls.starting(id(1));
-  REQUIRE(calls.start(id(1), "c1", {}, "1", std::nullopt));
-  calls.starting(id(2));
-  CHECK_FALSE(calls.start(id(2), "c1", {}, "2", std::nullopt));
+  REQUIRE(start_call(calls, 1, "c1"));
+  CHECK_FALSE(start_call(calls, 2, "c1"));
   // Refused and forgotten, not left starting: a cancel of its id marks nothing that could later
   // come out as a cancelled call.
   CHECK_FALSE(calls.cancel("2"));
@@ -87,8 +90,7 @@ TEST_CASE("tool calls: cancelled before or while running, a call says nothing mo
   CHECK_FALSE(calls.cancel("1"));  // still starting: nothing to interrupt yet
   CHECK(calls.start(id(1), "c1", {}, "1", std::nullopt)->cancelled);
 
-  calls.starting(id(2));
-  calls.start(id(2), "c2", {}, "2", std::nullopt);
+  start_call(calls, 2, "c2");
   auto interrupt = calls.cancel("2");
   REQUIRE(interrupt);
   CHECK(interrupt->sub_id == "2");
@@ -107,8 +109,7 @@ TEST_CASE("tool calls: cancelled before or while running, a call says nothing mo
   REQUIRE(dropped);
   CHECK(dropped->call->cancelled);
   CHECK_FALSE(dropped->result);  // cancelled: no reply
-  calls.starting(id(4));
-  calls.start(id(4), "c4", {}, "4", std::nullopt);
+  start_call(calls, 4, "c4");
   auto died = calls.drop("c4");  // its conversation died mid-turn: an error result
   REQUIRE(died);
   CHECK(died->result == "The conversation ended before its turn completed.");
@@ -201,10 +202,8 @@ TEST_CASE("outgoing requests: one approval event, the right request per route, a
 
 TEST_CASE("tool calls: events of interleaved conversations find their own call, also after one ended") {
   ToolCalls calls;
-  calls.starting(id(1));
-  REQUIRE(calls.start(id(1), "c1", {}, "1", std::nullopt));
-  calls.starting(id(2));
-  REQUIRE(calls.start(id(2), "c2", {}, "2", std::nullopt));
+  REQUIRE(start_call(calls, 1, "c1"));
+  REQUIRE(start_call(calls, 2, "c2"));
   for (int i = 0; i < 3; ++i) {
     auto a = calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"a"}));
     REQUIRE(a);
@@ -217,8 +216,7 @@ TEST_CASE("tool calls: events of interleaved conversations find their own call, 
   REQUIRE(done);
   CHECK(done->ended);
   CHECK_FALSE(calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"late"})));  // gone with its call
-  calls.starting(id(3));
-  REQUIRE(calls.start(id(3), "c1", {}, "3", std::nullopt));  // the conversation's next call
+  REQUIRE(start_call(calls, 3, "c1"));  // the conversation's next call
   CHECK_FALSE(calls.on_event("c1", ev("1", AgentMessageDeltaEvent{"old turn"})));
   auto next = calls.on_event("c1", ev("3", AgentMessageDeltaEvent{"new"}));
   REQUIRE(next);
