@@ -93,7 +93,8 @@ std::optional<CallStep> ToolCalls::on_event(const std::string& conversation_id, 
   bool live = !call.cancelled;
   step.forward = live;
   // Progress stops once the call has its answer (an error event answers before the turn ends).
-  if (live && !call.answered && call.progress_token) step.progress = call.progress.on_event(ev.msg, now ? *now : mcp::ProgressReporter::Clock::now());
+  if (live && !call.answered && call.progress_token)
+    step.progress = call.progress.on_event(ev.msg, now ? *now : mcp::ProgressReporter::Clock::now());
   step.ask_approval =
       live && (ev.msg.is<ExecApprovalRequestEvent>() || ev.msg.is<ApplyPatchApprovalRequestEvent>() ||
                ev.msg.is<ElicitationRequestEvent>());
