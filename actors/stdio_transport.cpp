@@ -7,11 +7,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <memory>
 
 #include "protocol/base/line_cutter.hpp"
 #include "protocol/base/log.hpp"
 #include "protocol/base/secret_env.hpp"
 #include "transport/output_queue.hpp"
+#include "transport/room_watch.hpp"
 
 namespace llmx {
 
@@ -63,6 +65,8 @@ struct WriterState {
   // Shutting down while pending: the answer, once everything queued is out (or the reader is gone).
   caf::typed_response_promise<bool> closing;
   std::chrono::steady_clock::time_point last_progress{};  // the queue last got shorter
+  // A non-blocking writer's wait for room in a full pipe (its thread starts with the first wait).
+  std::unique_ptr<RoomWatch> room;
   static inline const char* name = "llmx.stdio_writer";
 };
 
@@ -103,18 +107,33 @@ void write_all(WriterState& st) {
   }
 }
 
-// A non-blocking writer shares the worker threads: it never waits in poll, it comes back.
-constexpr auto kRetryEvery = std::chrono::milliseconds(1);
-
-// Lines already queued behind this one are taken from the mailbox before the flush arrives. A
-// writer on the worker threads, waiting for room, comes back after `later` instead.
-void schedule_flush(writer_ptr self, std::chrono::milliseconds later = {}) {
+// Lines already queued behind this one are taken from the mailbox before the flush arrives.
+void schedule_flush(writer_ptr self) {
   if (self->state.flush_pending) return;
   self->state.flush_pending = true;
-  if (later.count() > 0)
-    self->delayed_send(self, later, flush_atom::value);
+  self->send(self, flush_atom::value);
+}
+
+// A writer on the worker threads never waits in poll: the room watch does, and sends the flush
+// once the reader has made room (or after kStalled, so that a reader gone quiet is noticed).
+// Without a watch (no thread to be had) it comes back every millisecond.
+void flush_when_room(writer_ptr self) {
+  auto& st = self->state;
+  if (st.flush_pending) return;
+  st.flush_pending = true;
+  if (!st.room) {
+    caf::weak_actor_ptr weak{self->ctrl()};
+    st.room = std::make_unique<RoomWatch>(st.fd, std::chrono::duration_cast<std::chrono::milliseconds>(kStalled),
+                                          [weak] {
+                                            if (auto writer = weak.lock())
+                                              caf::anon_send(caf::actor_cast<line_writer_actor>(writer),
+                                                             flush_atom::value);
+                                          });
+  }
+  if (st.room->running())
+    st.room->arm();
   else
-    self->send(self, flush_atom::value);
+    self->delayed_send(self, std::chrono::milliseconds(1), flush_atom::value);
 }
 
 // Everything is out (or cannot be): the session hears it, and the writer ends.
@@ -143,13 +162,14 @@ void flush(writer_ptr self) {
     }
     // Wait briefly for room, then go back to the mailbox before the next attempt: a reply that
     // goes ahead must not wait until the whole backlog is written, and queued lines join the
-    // next write (and count against the limit). A writer on a worker thread waits by timer.
+    // next write (and count against the limit). A writer on a worker thread waits for the room
+    // watch.
     if (st.closing.pending() && std::chrono::steady_clock::now() - st.last_progress >= kStalled) {
       st.broken = true;
       st.queue.clear();
       return finish_shutdown(self);
     }
-    if (st.nonblocking) return schedule_flush(self, kRetryEvery);
+    if (st.nonblocking) return flush_when_room(self);
     pollfd p{st.fd, POLLOUT, 0};
     (void)::poll(&p, 1, 10);
     return schedule_flush(self);
