@@ -24,7 +24,9 @@ uint64_t pause_output_bytes();
 // `already_read`: bytes taken from `fd` before (files::read_first_line), cut into lines first.
 void spawn_stdio_reader(caf::actor_system& sys, session_actor session, int fd = 0, std::string already_read = {});
 
-// The writer of `fd` (stdout by default), on its own thread because writes may block.
+// The writer of `fd` (stdout by default). A pipe or socket is written without blocking from the
+// worker threads (a room watch waits for a full one); a file or terminal, whose writes block, gets
+// a thread of its own.
 line_writer_actor spawn_line_writer(caf::actor_system& sys, int fd = 1);
 
 }  // namespace llmx
