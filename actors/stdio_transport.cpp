@@ -143,23 +143,29 @@ void finish_shutdown(writer_ptr self) {
   self->quit();
 }
 
+// The client is not keeping up. Memory stays bounded: past the limit its output is dropped and
+// stdout is closed, which the client sees as end of stream (and we say why on stderr). Checked
+// as lines come too: a writer waiting for room may not flush for a second.
+bool over_limit(writer_ptr self) {
+  auto& st = self->state;
+  if (st.queue.size() <= st.limit) return false;
+  log::error("stdout: the client stopped reading; {} bytes of output are queued (limit {}, "
+             "LLMX_MAX_OUTPUT_BYTES). Closing stdout and ending the session.",
+             st.queue.size(), st.limit);
+  st.broken = true;
+  st.queue.clear();
+  ::close(st.fd);
+  self->quit(caf::exit_reason::user_shutdown);  // the session sees us go (see below)
+  return true;
+}
+
 // Once the client cannot read what we write (its end closed, or the output cap reached), the
 // writer ends: the session monitors it, and interrupts its turns and ends as at end of input,
 // instead of streaming on into nothing until stdin closes.
 void flush(writer_ptr self) {
   auto& st = self->state;
   if (!write_some(st)) {
-    // The client is not keeping up. Memory stays bounded: past the limit its output is dropped
-    // and stdout is closed, which the client sees as end of stream (and we say why on stderr).
-    if (st.queue.size() > st.limit) {
-      log::error("stdout: the client stopped reading; {} bytes of output are queued (limit {}, "
-                 "LLMX_MAX_OUTPUT_BYTES). Closing stdout and ending the session.",
-                 st.queue.size(), st.limit);
-      st.broken = true;
-      st.queue.clear();
-      ::close(st.fd);
-      return self->quit(caf::exit_reason::user_shutdown);  // the session sees us go (see below)
-    }
+    if (over_limit(self)) return;
     // Wait briefly for room, then go back to the mailbox before the next attempt: a reply that
     // goes ahead must not wait until the whole backlog is written, and queued lines join the
     // next write (and count against the limit). A writer on a worker thread waits for the room
@@ -200,6 +206,7 @@ void queue_line(writer_ptr self, std::string& line, bool ahead) {
   // of work or more: meanwhile the pipe is kept fed (and a reply ahead leaves) every couple of
   // milliseconds.
   if (std::chrono::steady_clock::now() - st.last_write >= kWriteEvery) write_some(st);
+  if (over_limit(self)) return;
   check_marks(self);
   schedule_flush(self);
 }
