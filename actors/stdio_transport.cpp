@@ -123,12 +123,9 @@ void flush_when_room(writer_ptr self) {
   st.flush_pending = true;
   if (!st.room) {
     caf::weak_actor_ptr weak{self->ctrl()};
-    st.room = std::make_unique<RoomWatch>(st.fd, std::chrono::duration_cast<std::chrono::milliseconds>(kStalled),
-                                          [weak] {
-                                            if (auto writer = weak.lock())
-                                              caf::anon_send(caf::actor_cast<line_writer_actor>(writer),
-                                                             flush_atom::value);
-                                          });
+    st.room = std::make_unique<RoomWatch>(st.fd, kStalled, [weak] {
+      if (auto writer = weak.lock()) caf::anon_send(caf::actor_cast<line_writer_actor>(writer), flush_atom::value);
+    });
   }
   if (st.room->running())
     st.room->arm();

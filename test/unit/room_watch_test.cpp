@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "transport/room_watch.hpp"
@@ -64,6 +65,18 @@ struct Calls {
   }
 };
 
+// A full pipe, and a watch armed on it.
+struct FullPipeWatch {
+  Pipe p;
+  Calls calls;
+  std::optional<RoomWatch> watch;  // declared last: gone before what its callback uses
+  explicit FullPipeWatch(std::chrono::milliseconds stall) {
+    p.fill();
+    watch.emplace(p.w, stall, [this] { calls(); });
+    watch->arm();
+  }
+};
+
 }  // namespace
 
 TEST_CASE("room watch: a pipe with room calls back at once, once per arm") {
@@ -80,45 +93,28 @@ TEST_CASE("room watch: a pipe with room calls back at once, once per arm") {
 }
 
 TEST_CASE("room watch: a full pipe calls back only once the reader has made room") {
-  Pipe p;
-  p.fill();
-  Calls calls;
-  RoomWatch watch(p.w, 1h, [&] { calls(); });
-  watch.arm();
-  CHECK_FALSE(calls.wait_for(1, 100ms));  // nobody read: the watch waits (its stall is an hour)
-  p.drain();
-  CHECK(calls.wait_for(1));
+  FullPipeWatch f(1h);
+  CHECK_FALSE(f.calls.wait_for(1, 100ms));  // nobody read: the watch waits (its stall is an hour)
+  f.p.drain();
+  CHECK(f.calls.wait_for(1));
 }
 
 TEST_CASE("room watch: a reader that stays silent is reported after the stall") {
-  Pipe p;
-  p.fill();
-  Calls calls;
-  RoomWatch watch(p.w, 30ms, [&] { calls(); });
-  watch.arm();
-  CHECK(calls.wait_for(1));  // no room: the writer looks again anyway and can give up
+  FullPipeWatch f(30ms);
+  CHECK(f.calls.wait_for(1));  // no room: the writer looks again anyway and can give up
 }
 
 TEST_CASE("room watch: a closed read end calls back (the writer's next write sees it)") {
-  Pipe p;
-  p.fill();
-  Calls calls;
-  RoomWatch watch(p.w, 1h, [&] { calls(); });
-  watch.arm();
-  ::close(p.r);
-  p.r = -1;
-  CHECK(calls.wait_for(1));
+  FullPipeWatch f(1h);
+  ::close(f.p.r);
+  f.p.r = -1;
+  CHECK(f.calls.wait_for(1));
 }
 
 TEST_CASE("room watch: destroyed while it waits, it stops at once") {
-  Pipe p;
-  p.fill();
-  Calls calls;
-  {
-    RoomWatch watch(p.w, 1h, [&] { calls(); });
-    watch.arm();
-    std::this_thread::sleep_for(20ms);  // let it reach poll()
-  }  // the destructor joins: with an hour's stall this only returns if the stop wakes it
-  CHECK(calls.seen() == 0);
-  RoomWatch idle(p.w, 1h, [&] { calls(); });  // never armed: stops from its idle wait too
+  FullPipeWatch f(1h);
+  std::this_thread::sleep_for(20ms);  // let it reach poll()
+  f.watch.reset();  // joins: with an hour's stall this only returns if the stop wakes it
+  CHECK(f.calls.seen() == 0);
+  RoomWatch idle(f.p.w, 1h, [&] { f.calls(); });  // never armed: stops from its idle wait too
 }
