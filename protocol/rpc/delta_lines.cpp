@@ -1,5 +1,6 @@
 #include "protocol/rpc/delta_lines.hpp"
 
+#include <cstring>
 #include <type_traits>
 
 #include "protocol/base/json_writer.hpp"
@@ -50,10 +51,31 @@ std::optional<std::string_view> DeltaLines::delta_of(const Event& ev) {
       ev.msg.value);
 }
 
-const DeltaLines::Entry* DeltaLines::find(std::string_view scope, const Event& ev) const {
-  auto it = entries_.find(SlotView{scope, ev.msg.value.index()});
-  if (it == entries_.end()) return nullptr;
-  const Entry& e = it->second;
+DeltaLines::Kept* DeltaLines::recent(std::string_view scope, size_t kind) const {
+  for (Kept* kept : recent_) {
+    if (!kept || kept->first.kind != kind) continue;
+    const std::string& s = kept->first.scope;  // compared inline: a call per look was most of its cost
+    if (s.size() == scope.size() && (scope.empty() || std::memcmp(s.data(), scope.data(), scope.size()) == 0))
+      return kept;
+  }
+  return nullptr;
+}
+
+void DeltaLines::remember(Kept* kept) {
+  recent_[next_recent_] = kept;
+  next_recent_ = (next_recent_ + 1) % recent_.size();
+}
+
+const DeltaLines::Entry* DeltaLines::find(std::string_view scope, const Event& ev) {
+  const size_t kind = ev.msg.value.index();
+  Kept* kept = recent(scope, kind);
+  if (!kept) {
+    auto it = entries_.find(SlotView{scope, kind});
+    if (it == entries_.end()) return nullptr;
+    kept = &*it;
+    remember(kept);
+  }
+  const Entry& e = kept->second;
   const Ids ids = ids_of(ev);
   if (e.event_id == ev.id && same(e.item_id, ids.item) && same(e.turn_id, ids.turn) && same(e.thread_id, ids.thread))
     return &e;
@@ -65,8 +87,12 @@ const DeltaLines::Entry& DeltaLines::keep(std::string_view scope, const Event& e
   const size_t kind = ev.msg.value.index();
   auto it = entries_.find(SlotView{scope, kind});
   if (it == entries_.end()) {
-    if (entries_.size() >= kMaxEntries) entries_.clear();
+    if (entries_.size() >= kMaxEntries) {
+      entries_.clear();
+      recent_.fill(nullptr);
+    }
     it = entries_.try_emplace(Slot{std::string(scope), kind}).first;
+    remember(&*it);
   }
   Entry& e = it->second;
   const Ids ids = ids_of(ev);

@@ -124,6 +124,25 @@ TEST_CASE("delta lines: a hundred calls streaming at once each keep their prefix
   CHECK(calls == 100 * 2 * 2);  // made once per call and kind, then reused in every round
 }
 
+TEST_CASE("delta lines: past the kept limit the entries are made again, and every line stays whole") {
+  // 1,100 calls: the kept entries (and the recently used ones looked at first) are dropped when
+  // the limit is reached, and the calls of before are written right when they stream again.
+  SharedString thread("t"), turn("1"), item("i");
+  rpc::DeltaLines lines;
+  int calls = 0;
+  std::string out, expected;
+  for (int i : {0, 1, 2}) {
+    for (int call = 0; call < 1100; ++call) {
+      const rpc::Id id = rpc::Id::from_int(call);
+      const Event ev = call % 2 ? legacy("1", fmt::format("d{}", i)) : content("1", thread, turn, item, fmt::format("d{}", i));
+      lines.append(out, id.json, ev, OrdinaryLine{&calls, id});
+      expected += ordinary(id, ev);
+    }
+  }
+  CHECK(out == expected);
+  CHECK(calls > 1100 * 2);  // the first calls' entries were made again after the drop
+}
+
 TEST_CASE("delta lines: members after the delta are kept too (the v1 listener line)") {
   rpc::DeltaLines lines;
   int calls = 0;
