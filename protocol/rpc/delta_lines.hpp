@@ -18,6 +18,11 @@ namespace llmx::rpc {
 
 class DeltaLines {
  public:
+  DeltaLines() = default;
+  // Not copied or moved: the entries used last are addresses inside this object's map.
+  DeltaLines(const DeltaLines&) = delete;
+  DeltaLines& operator=(const DeltaLines&) = delete;
+
   // Appends the line of `ev` to `out`. `write(out, ev)` appends a line the ordinary way: it is
   // called for every event that is not a delta, and twice per item and kind of delta to find
   // where the delta's value sits in its line. `scope` is whatever else `write` puts in the line
@@ -84,8 +89,8 @@ class DeltaLines {
 
   std::unordered_map<Slot, Entry, SlotHash, SlotEq> entries_;
   // The entries used last, looked at before the map: a stream's deltas come in runs of a batch,
-  // each of one to three kinds (one per notification), and hashing the scope twice a delta was
-  // a tenth of what the lines cost (callgrind). Nodes of the map keep their address.
+  // each of one to three kinds (one per notification), and hashing the scope twice a delta cost
+  // more than escaping its text (callgrind). Nodes of the map keep their address.
   std::array<Kept*, 4> recent_{};
   size_t next_recent_ = 0;
 };

@@ -9,21 +9,29 @@ using namespace http_test;
 
 TEST_CASE("http a paused transfer delivers nothing until it reads on, then everything in order") {
   auto rec = std::make_shared<Recorder>();
-  Gate served;
-  ReleaseOnExit release{served};
+  Gate paused, served;
+  ReleaseOnExit release{paused};
   TestServer srv([&](httplib::Server& s) {
     s.Get("/stream", [&](const httplib::Request&, httplib::Response& res) {
       res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+        paused.wait();  // the body is written only once the loop has taken the pause
         if (!sink.write("data: one\n\n", 11) || !sink.write("data: two\n\n", 11)) return false;
         served.release();
         sink.done();
         return true;
       });
     });
+    s.Get("/probe", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
   });
   Client client;
   auto id = client.start(get(srv.url("/stream")), rec);
-  client.pause(id, true);  // applied with the start, before any byte is read
+  client.pause(id, true);
+  // The loop takes its work in order: once a request started after the pause has ended, the
+  // pause is in force (before, the body could come first when this thread was slow to ask).
+  auto probe = std::make_shared<Recorder>();
+  client.start(get(srv.url("/probe")), probe);
+  REQUIRE(probe->wait_done());
+  paused.release();
   REQUIRE(served.wait());
   std::this_thread::sleep_for(300ms);
   {
