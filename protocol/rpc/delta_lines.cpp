@@ -1,6 +1,5 @@
 #include "protocol/rpc/delta_lines.hpp"
 
-#include <cstring>
 #include <type_traits>
 
 #include "protocol/base/json_writer.hpp"
@@ -52,12 +51,8 @@ std::optional<std::string_view> DeltaLines::delta_of(const Event& ev) {
 }
 
 DeltaLines::Kept* DeltaLines::recent(std::string_view scope, size_t kind) const {
-  for (Kept* kept : recent_) {
-    if (!kept || kept->first.kind != kind) continue;
-    const std::string& s = kept->first.scope;  // compared inline: a call per look was most of its cost
-    if (s.size() == scope.size() && (scope.empty() || std::memcmp(s.data(), scope.data(), scope.size()) == 0))
-      return kept;
-  }
+  for (Kept* kept : recent_)
+    if (kept && SlotEq::same(SlotEq::view(kept->first), SlotView{scope, kind})) return kept;
   return nullptr;
 }
 

@@ -134,7 +134,8 @@ TEST_CASE("delta lines: past the kept limit the entries are made again, and ever
   for (int i : {0, 1, 2}) {
     for (int call = 0; call < 1100; ++call) {
       const rpc::Id id = rpc::Id::from_int(call);
-      const Event ev = call % 2 ? legacy("1", fmt::format("d{}", i)) : content("1", thread, turn, item, fmt::format("d{}", i));
+      const std::string delta = fmt::format("d{}", i);
+      const Event ev = call % 2 ? legacy("1", delta) : content("1", thread, turn, item, delta);
       lines.append(out, id.json, ev, OrdinaryLine{&calls, id});
       expected += ordinary(id, ev);
     }
